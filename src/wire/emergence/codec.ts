@@ -49,11 +49,7 @@ export interface EmergenceCodecInit {
  * The error a codec throws for `problems`, with `details.problems` (each `{pointer, message}`).
  * The message names the first problem and counts the rest.
  */
-function problemsError(
-  code: PlexusErrorCode,
-  what: string,
-  problems: readonly Problem[],
-): PlexusError {
+function problemsError(code: PlexusErrorCode, what: string, problems: readonly Problem[]): PlexusError {
   const first = problems[0];
   const head = first === undefined ? what : `${what}: ${formatProblem(first)}`;
   const more =
