@@ -1,0 +1,314 @@
+/**
+ * The shared engine of every event log: lifecycle, sequencing and hashing, group commit,
+ * reads, subscriptions and chain verification, over a storage {@link EventLogBackend}.
+ *
+ * Group commit: `append` checks its input at once, then queues it. The first append into an
+ * idle log schedules a flush on `setImmediate`, so every append made in the same turn of the
+ * event loop joins that batch; appends arriving while a commit is in flight wait and form
+ * the next batch. A batch is sealed (seq, prev, cid, time), committed in one backend
+ * transaction, and only then are its callers' promises resolved and subscribers fed.
+ */
+import { PlexusError, toPlexusError } from '../core/errors.js';
+import type { Event } from '../core/records/event.js';
+import type { EventLogBackend } from './event-log-backend.js';
+import { isDamagedRow } from './event-log-backend.js';
+import { checkLink, GENESIS_PREV, sealEvent } from './event-chain.js';
+import { normalizeRead } from './event-filter.js';
+import { checkEventInputs, type CheckedInput } from './event-input.js';
+import type {
+  ChainVerification,
+  EventFilter,
+  EventInput,
+  EventLog,
+  EventLogHead,
+  ReadOptions,
+  SignalOptions,
+  SubscribeOptions,
+} from './event-log.js';
+import { closeSubscriber, deliver, notRunning, subscribeEvents, type Subscriber } from './subscription.js';
+
+/** Options shared by every event log factory. */
+export interface EventLogInit {
+  /**
+   * The clock stamping `time`, in Unix milliseconds. All events of one batch share one time.
+   * @default Date.now
+   */
+  readonly now?: () => number;
+  /**
+   * Most events per commit; a single append larger than this still commits alone, whole.
+   * @default 2000
+   */
+  readonly maxBatch?: number;
+  /**
+   * Events per page when subscriptions and `verifyChain` read storage.
+   * @default 1000
+   */
+  readonly pageSize?: number;
+  /**
+   * Buffered live events per subscriber before it falls back to re-reading storage.
+   * @default 10000
+   */
+  readonly subscriberHighWater?: number;
+}
+
+interface Pending {
+  readonly inputs: readonly CheckedInput[];
+  readonly resolve: (events: readonly Event[]) => void;
+  readonly reject: (error: unknown) => void;
+  readonly signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+}
+
+type State = 'idle' | 'starting' | 'running' | 'stopping';
+
+function cancelled(signal: AbortSignal): PlexusError {
+  return new PlexusError('CANCELLED', 'the event log call was aborted', { cause: signal.reason });
+}
+
+function commitFailed(description: string, error: unknown): PlexusError {
+  if (error instanceof PlexusError) return error;
+  return new PlexusError('UNAVAILABLE', `${description}: commit failed: ${toPlexusError(error).message}`, {
+    cause: error,
+  });
+}
+
+/** Builds an {@link EventLog} over `backend`. Used by the backend factories. */
+export function createEventLog(backend: EventLogBackend, init: EventLogInit = {}): EventLog {
+  const now = init.now ?? Date.now;
+  const maxBatch = init.maxBatch ?? 2000;
+  const tuning = { pageSize: init.pageSize ?? 1000, highWater: init.subscriberHighWater ?? 10_000 };
+  let state: State = 'idle';
+  let head: EventLogHead = { seq: 0, cid: GENESIS_PREV };
+  let starting: Promise<void> | undefined;
+  let stopping: Promise<void> | undefined;
+  let queue: Pending[] = [];
+  let flushing = false;
+  let scheduled = false;
+  let drained: (() => void) | undefined;
+  const subscribers = new Set<Subscriber>();
+
+  /** Appends need a running log; reads also work while a stop drains the queue. */
+  const ensureRunning = (forRead = false): void => {
+    if (state !== 'running' && !(forRead && state === 'stopping')) {
+      throw new PlexusError(
+        'UNAVAILABLE',
+        state === 'stopping'
+          ? `${backend.description} is stopping; no more appends are accepted`
+          : `${backend.description} is not running; call start() first`,
+        { retryable: false },
+      );
+    }
+  };
+
+  const takeBatch = (): Pending[] => {
+    let count = 0;
+    let n = 0;
+    while (n < queue.length) {
+      const size = queue[n]?.inputs.length ?? 0;
+      if (n > 0 && count + size > maxBatch) break;
+      count += size;
+      n++;
+    }
+    const batch = queue.slice(0, n);
+    queue = queue.slice(n);
+    return batch;
+  };
+
+  const flush = async (): Promise<void> => {
+    scheduled = false;
+    flushing = true;
+    try {
+      while (queue.length > 0) {
+        const batch = takeBatch();
+        for (const p of batch) if (p.onAbort !== undefined) p.signal?.removeEventListener('abort', p.onAbort);
+        const time = new Date(now()).toISOString();
+        const sealed: Event[][] = [];
+        let seq = head.seq;
+        let prev = head.cid;
+        for (const p of batch) {
+          const events = p.inputs.map((input) => {
+            const event = sealEvent(input, ++seq, prev, time);
+            prev = event.cid;
+            return event;
+          });
+          sealed.push(events);
+        }
+        const all = sealed.flat();
+        try {
+          await backend.commit(all);
+        } catch (error) {
+          const failure = commitFailed(backend.description, error);
+          for (const p of batch) p.reject(failure);
+          continue;
+        }
+        const last = all[all.length - 1];
+        if (last !== undefined) head = { seq: last.seq, cid: last.cid };
+        for (const s of subscribers) deliver(s, all, tuning.highWater);
+        batch.forEach((p, i) => {
+          p.resolve(sealed[i] ?? []);
+        });
+      }
+    } finally {
+      flushing = false;
+      drained?.();
+    }
+  };
+
+  const enqueue = (
+    inputs: readonly CheckedInput[],
+    signal: AbortSignal | undefined,
+  ): Promise<readonly Event[]> =>
+    new Promise<readonly Event[]>((resolve, reject) => {
+      const pending: Pending = { inputs, resolve, reject, signal, onAbort: undefined };
+      if (signal !== undefined) {
+        pending.onAbort = () => {
+          const i = queue.indexOf(pending);
+          if (i >= 0) {
+            queue.splice(i, 1);
+            reject(cancelled(signal));
+          }
+        };
+        signal.addEventListener('abort', pending.onAbort, { once: true });
+      }
+      queue.push(pending);
+      if (!flushing && !scheduled) {
+        scheduled = true;
+        setImmediate(() => void flush());
+      }
+    });
+
+  const waitDrained = async (): Promise<void> => {
+    while (flushing || scheduled || queue.length > 0) {
+      await new Promise<void>((resolve) => {
+        drained = resolve;
+        if (!flushing && !scheduled) void flush();
+      });
+      drained = undefined;
+    }
+  };
+
+  const readEvents = async (options: ReadOptions | undefined): Promise<readonly Event[]> => {
+    if (options?.signal?.aborted === true) throw cancelled(options.signal);
+    const query = normalizeRead(options);
+    ensureRunning(true);
+    return backend.read(query);
+  };
+
+  const log: EventLog = {
+    async start(): Promise<void> {
+      if (stopping !== undefined) await stopping;
+      if (state === 'running') return;
+      if (starting !== undefined) return starting;
+      state = 'starting';
+      starting = (async () => {
+        try {
+          head = await backend.open();
+          state = 'running';
+        } catch (error) {
+          state = 'idle';
+          throw error instanceof PlexusError
+            ? error
+            : new PlexusError(
+                'UNAVAILABLE',
+                `${backend.description}: cannot open: ${toPlexusError(error).message}`,
+                {
+                  cause: error,
+                },
+              );
+        } finally {
+          starting = undefined;
+        }
+      })();
+      return starting;
+    },
+
+    async stop(): Promise<void> {
+      if (starting !== undefined) await starting.catch(() => undefined);
+      if (stopping !== undefined) return stopping;
+      if (state !== 'running') return;
+      state = 'stopping';
+      stopping = (async () => {
+        try {
+          await waitDrained();
+          for (const s of subscribers) closeSubscriber(s);
+          subscribers.clear();
+          await backend.close();
+        } finally {
+          state = 'idle';
+          stopping = undefined;
+        }
+      })();
+      return stopping;
+    },
+
+    append: ((input: EventInput | readonly EventInput[], options: SignalOptions = {}) => {
+      try {
+        if (options.signal?.aborted === true) throw cancelled(options.signal);
+        const inputs = checkEventInputs(input);
+        ensureRunning();
+        const result = enqueue(inputs, options.signal);
+        return Array.isArray(input) ? result : result.then((events) => events[0]);
+      } catch (error) {
+        return Promise.reject(toPlexusError(error));
+      }
+    }) as EventLog['append'],
+
+    read: readEvents,
+
+    subscribe(afterSeq: number, filter?: EventFilter, options: SubscribeOptions = {}): AsyncIterable<Event> {
+      return subscribeEvents(
+        {
+          register(subscriber) {
+            if (state !== 'running') throw notRunning(backend.description);
+            subscribers.add(subscriber);
+            return () => subscribers.delete(subscriber);
+          },
+          read: async (query, signal) => {
+            if (signal?.aborted === true) throw cancelled(signal);
+            ensureRunning(true);
+            return backend.read(query);
+          },
+        },
+        afterSeq,
+        filter,
+        options.signal,
+        tuning,
+      );
+    },
+
+    head(options: SignalOptions = {}): Promise<EventLogHead> {
+      if (options.signal?.aborted === true) return Promise.reject(cancelled(options.signal));
+      try {
+        ensureRunning();
+      } catch (error) {
+        return Promise.reject(toPlexusError(error));
+      }
+      return Promise.resolve(head);
+    },
+
+    async verifyChain(options: SignalOptions = {}): Promise<ChainVerification> {
+      ensureRunning();
+      let expectedPrev: string | null = GENESIS_PREV;
+      let count = 0;
+      for (;;) {
+        if (options.signal?.aborted === true) throw cancelled(options.signal);
+        const rows = await backend.scan(count, tuning.pageSize);
+        for (const row of rows) {
+          const seq = count + 1;
+          if (isDamagedRow(row)) {
+            return { ok: false, count, seq: row.seq, fault: 'malformed', reason: row.damaged };
+          }
+          const fault = checkLink(row, seq, expectedPrev);
+          if (fault !== undefined) return { ok: false, count, seq: row.seq, ...fault };
+          expectedPrev = row.cid;
+          count = seq;
+        }
+        if (rows.length < tuning.pageSize) break;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        ensureRunning();
+      }
+      return { ok: true, count, head: { seq: count, cid: expectedPrev } };
+    },
+  };
+  return log;
+}

@@ -1,0 +1,80 @@
+/**
+ * The in-memory event log: the shared engine over an array. Same behaviour as the SQLite
+ * log (the one contract suite holds both), nothing survives the process. Events are kept
+ * frozen, so what a reader gets cannot change the log.
+ */
+import { PlexusError } from '../core/errors.js';
+import type { Event } from '../core/records/event.js';
+import { createEventLog, type EventLogInit } from './create-event-log.js';
+import { deepFreeze } from './event-chain.js';
+import { matchesAll, matchesFilter, type EventQuery } from './event-filter.js';
+import type { EventLogBackend, ScannedRow } from './event-log-backend.js';
+import type { EventLog } from './event-log.js';
+
+/** Options of {@link memoryEventLog}. */
+export interface MemoryEventLogInit extends EventLogInit {
+  /**
+   * Events to start from, taken as stored (for imports and tests): they are not checked,
+   * so call `verifyChain()` before trusting them. Appends continue after the last one.
+   * @default []
+   */
+  readonly events?: readonly Event[];
+}
+
+/** Index of the first event with `seq` > `afterSeq` in a list sorted by seq. */
+function firstAfter(events: readonly Event[], afterSeq: number): number {
+  let lo = 0;
+  let hi = events.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((events[mid]?.seq ?? 0) <= afterSeq) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Creates an in-memory event log. Call `start()` before use; `stop()` then `start()` keeps
+ * the events (like reopening a database).
+ *
+ * @example
+ * const log = memoryEventLog();
+ * await log.start();
+ * const event = await log.append({ type: 'job.submitted', data: { id: 'j1' } });
+ */
+export function memoryEventLog(init: MemoryEventLogInit = {}): EventLog {
+  const events: Event[] = (init.events ?? []).map((e) => deepFreeze(structuredClone(e)));
+  const backend: EventLogBackend = {
+    description: 'memory event log',
+    open() {
+      const last = events[events.length - 1];
+      return last === undefined ? { seq: 0, cid: null } : { seq: last.seq, cid: last.cid };
+    },
+    commit(batch) {
+      const last = events[events.length - 1];
+      if ((last?.seq ?? 0) + 1 !== batch[0]?.seq) {
+        throw new PlexusError('CONFLICT', 'memory event log: the stored head moved under the writer');
+      }
+      for (const event of batch) events.push(event);
+    },
+    read(query: EventQuery) {
+      const out: Event[] = [];
+      const all = matchesAll(query);
+      for (let i = firstAfter(events, query.afterSeq); i < events.length && out.length < query.limit; i++) {
+        const event = events[i];
+        if (event === undefined) break;
+        if (query.untilSeq !== undefined && event.seq > query.untilSeq) break;
+        if (all || matchesFilter(event, query)) out.push(event);
+      }
+      return out;
+    },
+    scan(afterSeq: number, limit: number): readonly ScannedRow[] {
+      const start = firstAfter(events, afterSeq);
+      return events.slice(start, start + limit);
+    },
+    close() {
+      // nothing to release
+    },
+  };
+  return createEventLog(backend, init);
+}

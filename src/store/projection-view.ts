@@ -1,0 +1,208 @@
+/**
+ * A projection kept up to date from the log: start from a valid snapshot (or the initial
+ * state), catch up from the last applied `seq`, then follow new events as they commit.
+ */
+import { PlexusError, toPlexusError } from '../core/errors.js';
+import { sha256Hex } from '../core/hash.js';
+import type { JsonValue } from '../core/json.js';
+import { normalizeFilter } from './event-filter.js';
+import type { EventLog, SignalOptions } from './event-log.js';
+import {
+  applyEvent,
+  checkProjectionName,
+  projectionText,
+  projectionVersion,
+  type Projection,
+} from './projection.js';
+import type { ProjectionSnapshot, SnapshotStore } from './projection-snapshots.js';
+
+/** Options of {@link projectionView}. */
+export interface ProjectionViewInit<S> {
+  readonly log: EventLog;
+  readonly projection: Projection<S>;
+  /** Where to load snapshots from at start and save them to. @default none (always rebuild) */
+  readonly snapshots?: SnapshotStore;
+  /**
+   * Save a snapshot after this many applied events (and at `stop()`); 0 saves only at stop.
+   * @default 10000
+   */
+  readonly snapshotEvery?: number;
+}
+
+/** A live projection. */
+export interface ProjectionView<S> {
+  readonly name: string;
+  readonly projection: Projection<S>;
+  /** Loads a snapshot if valid, catches up to the log's head, then follows. Resolves once caught up. */
+  start(options?: SignalOptions): Promise<void>;
+  /** Stops following and saves a final snapshot (when a store is set). Safe to call twice. */
+  stop(): Promise<void>;
+  /** The current state (changes as events arrive; copy what must stay stable). */
+  state(): S;
+  /** `seq` of the last event seen (applied or skipped by the filter). */
+  position(): number;
+  /**
+   * Resolves when the view has seen `seq` — read-your-writes after an append.
+   * @throws PlexusError the reducer's failure; `UNAVAILABLE` when the view stops first;
+   *   `CANCELLED` when aborted.
+   */
+  waitFor(seq: number, options?: SignalOptions): Promise<void>;
+  /** A snapshot of the current state (synchronous capture). */
+  snapshot(): ProjectionSnapshot;
+}
+
+interface Waiter {
+  readonly seq: number;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * Creates a live projection over a log. The log must be started before `start()`.
+ *
+ * @example
+ * const jobs = projectionView({ log, projection: jobsProjection, snapshots });
+ * await jobs.start();
+ * const event = await log.append({ type: 'job.submitted', data: { id: 'j1' } });
+ * await jobs.waitFor(event.seq);
+ */
+export function projectionView<S>(init: ProjectionViewInit<S>): ProjectionView<S> {
+  const { log, projection, snapshots } = init;
+  const name = checkProjectionName(projection.name);
+  const version = projectionVersion(projection);
+  const filter = normalizeFilter(projection.filter);
+  const every = init.snapshotEvery ?? 10_000;
+  let state = projection.initial();
+  let seq = 0;
+  let cid: string | null = null;
+  let failure: unknown;
+  let following = false;
+  let controller: AbortController | undefined;
+  let loop: Promise<void> | undefined;
+  let saving: Promise<void> = Promise.resolve();
+  let sinceSnapshot = 0;
+  const waiters = new Set<Waiter>();
+
+  const settle = (): void => {
+    for (const w of waiters) {
+      if (failure !== undefined) w.reject(failure);
+      else if (seq >= w.seq) w.resolve();
+      else if (!following)
+        w.reject(new PlexusError('UNAVAILABLE', `projection ${name} is not following the log`));
+      else continue;
+      waiters.delete(w);
+    }
+  };
+
+  const capture = (): ProjectionSnapshot => {
+    const text = projectionText(projection, state);
+    return { name, version, seq, cid, sha256: sha256Hex(text), state: JSON.parse(text) as JsonValue };
+  };
+
+  const save = (): Promise<void> => {
+    if (snapshots === undefined) return Promise.resolve();
+    const snap = capture();
+    saving = saving.then(() => snapshots.save(snap)).catch(() => undefined);
+    return saving;
+  };
+
+  const restore = async (signal: AbortSignal | undefined): Promise<void> => {
+    state = projection.initial();
+    seq = 0;
+    cid = null;
+    const snap = await snapshots?.load(name).catch(() => undefined);
+    if (snap === undefined || snap.version !== version || snap.name !== name || snap.seq < 0) return;
+    let candidate: S;
+    try {
+      const json = JSON.parse(JSON.stringify(snap.state)) as JsonValue;
+      candidate = projection.fromJson === undefined ? (json as S) : projection.fromJson(json);
+      if (sha256Hex(projectionText(projection, candidate)) !== snap.sha256) return;
+    } catch {
+      return; // an unusable snapshot is ignored: the log is the truth
+    }
+    if (snap.seq > 0) {
+      const [at] = await log.read({ afterSeq: snap.seq - 1, limit: 1, ...(signal ? { signal } : {}) });
+      if (at?.seq !== snap.seq || at.cid !== snap.cid) return;
+    }
+    state = candidate;
+    seq = snap.seq;
+    cid = snap.cid;
+  };
+
+  const follow = async (signal: AbortSignal): Promise<void> => {
+    try {
+      for await (const event of log.subscribe(seq, undefined, { signal })) {
+        state = applyEvent(projection, filter, state, event);
+        seq = event.seq;
+        cid = event.cid;
+        sinceSnapshot++;
+        if (every > 0 && sinceSnapshot >= every) {
+          sinceSnapshot = 0;
+          void save();
+        }
+        settle();
+      }
+    } catch (error) {
+      failure = error;
+    } finally {
+      following = false;
+      settle();
+    }
+  };
+
+  const view: ProjectionView<S> = {
+    name,
+    projection,
+    async start(options: SignalOptions = {}): Promise<void> {
+      if (following) return;
+      failure = undefined;
+      await restore(options.signal);
+      const head = await log.head(options);
+      controller = new AbortController();
+      following = true;
+      sinceSnapshot = 0;
+      loop = follow(controller.signal);
+      await view.waitFor(head.seq, options);
+    },
+    async stop(): Promise<void> {
+      const running = loop;
+      if (running === undefined) return;
+      loop = undefined;
+      controller?.abort();
+      await running;
+      if (failure === undefined) await save();
+      await saving;
+    },
+    state: () => state,
+    position: () => seq,
+    waitFor(target: number, options: SignalOptions = {}): Promise<void> {
+      return new Promise<void>((resolve, reject) => {
+        const signal = options.signal;
+        if (signal?.aborted === true) {
+          reject(new PlexusError('CANCELLED', `waiting for projection ${name} was aborted`));
+          return;
+        }
+        const onAbort = (): void => {
+          waiters.delete(waiter);
+          reject(new PlexusError('CANCELLED', `waiting for projection ${name} was aborted`));
+        };
+        const waiter: Waiter = {
+          seq: target,
+          resolve: () => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+          },
+          reject: (error) => {
+            signal?.removeEventListener('abort', onAbort);
+            reject(toPlexusError(error));
+          },
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        waiters.add(waiter);
+        settle();
+      });
+    },
+    snapshot: capture,
+  };
+  return view;
+}

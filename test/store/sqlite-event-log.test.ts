@@ -1,0 +1,120 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { EventLog } from '../../src/store/index.js';
+import { EVENT_DB_FILE, sqliteEventLog } from '../../src/store/index.js';
+import { runEventLogContract } from './event-log-contract.js';
+import { codeOf, ev, type Tamper } from './event-log-harness.js';
+
+const COLUMNS = new Set(['cid', 'prev', 'type', 'data', 'causation', 'trace', 'tenant', 'time']);
+
+/** Runs raw SQL against a stopped log's database file. */
+function raw(dir: string, run: (db: Database.Database) => void): void {
+  const db = new Database(join(dir, EVENT_DB_FILE));
+  try {
+    run(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** Tampering with a SQLite log: a raw UPDATE or DELETE on its file, then reopen. */
+function tamperSqlite(dir: string) {
+  return async (log: EventLog, tamper: Tamper): Promise<EventLog> => {
+    await log.stop();
+    raw(dir, (db) => {
+      if ('remove' in tamper) {
+        db.prepare('DELETE FROM events WHERE seq = ?').run(tamper.seq);
+        return;
+      }
+      for (const [column, value] of Object.entries(tamper.set)) {
+        if (!COLUMNS.has(column)) throw new Error(`cannot tamper ${column}`);
+        const stored = column === 'data' ? JSON.stringify(value) : value;
+        db.prepare(`UPDATE events SET ${column} = ? WHERE seq = ?`).run(stored, tamper.seq);
+      }
+    });
+    const next = sqliteEventLog({ dir });
+    await next.start();
+    return next;
+  };
+}
+
+runEventLogContract('sqlite', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'plexus-events-'));
+  return {
+    create: (init = {}) => sqliteEventLog({ ...init, dir }),
+    tamper: tamperSqlite(dir),
+    cleanup: () => rm(dir, { recursive: true, force: true }),
+  };
+});
+
+describe('sqliteEventLog', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'plexus-events-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('creates the data directory and opens events.db in WAL mode', async () => {
+    const nested = join(dir, 'a', 'b');
+    const log = sqliteEventLog({ dir: nested });
+    expect(log.path).toBe(join(nested, EVENT_DB_FILE));
+    await log.start();
+    await log.append(ev('a.b', 1));
+    raw(nested, (db) => {
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    });
+    await log.stop();
+  });
+
+  it('continues seq and chain when a new instance reopens the database', async () => {
+    const first = sqliteEventLog({ dir });
+    await first.start();
+    await first.append([ev('a.b', 1), ev('a.b', 2)]);
+    const last = await first.append(ev('a.b', 3), {});
+    await first.stop();
+    const second = sqliteEventLog({ dir, synchronous: 'full' });
+    await second.start();
+    expect(await second.head()).toEqual({ seq: 3, cid: last.cid });
+    const next = await second.append(ev('a.b', 4));
+    expect(next).toMatchObject({ seq: 4, prev: last.cid });
+    expect(await second.verifyChain()).toMatchObject({ ok: true, count: 4 });
+    await second.stop();
+  });
+
+  it('reports a row whose data is not JSON as malformed, and refuses to read it', async () => {
+    const log = sqliteEventLog({ dir });
+    await log.start();
+    await log.append([ev('a.b', 1), ev('a.b', 2)]);
+    await log.stop();
+    raw(dir, (db) => db.prepare("UPDATE events SET data = '{broken' WHERE seq = 2").run());
+    await log.start();
+    expect(await log.verifyChain()).toMatchObject({ ok: false, count: 1, seq: 2, fault: 'malformed' });
+    expect(await codeOf(log.read())).toBe('INTERNAL');
+    await log.stop();
+  });
+
+  it('detects a second writer on the same database with CONFLICT', async () => {
+    const a = sqliteEventLog({ dir });
+    const b = sqliteEventLog({ dir });
+    await a.start();
+    await b.start();
+    await a.append(ev('w.a', 1));
+    const error = await b.append(ev('w.b', 1)).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'CONFLICT' });
+    expect((error as Error).message).toMatch(/another writer/);
+    await a.stop();
+    await b.stop();
+  });
+
+  it('refuses a database written by a newer schema version', async () => {
+    raw(dir, (db) => db.pragma('user_version = 99'));
+    const log = sqliteEventLog({ dir });
+    expect(await codeOf(log.start())).toBe('VERSION_MISMATCH');
+    await log.stop();
+  });
+});
