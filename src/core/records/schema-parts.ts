@@ -60,6 +60,7 @@ export const SIGNATURE_SCHEMA = {
     from: NON_EMPTY_STRING_SCHEMA,
     pk: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' },
     sig: { type: 'string', pattern: '^[A-Za-z0-9_-]{86}$' },
+    dom: NON_EMPTY_STRING_SCHEMA,
   },
 } as const;
 
