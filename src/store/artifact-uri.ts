@@ -8,6 +8,7 @@
  * workspace or mean different things on different systems.
  */
 import { PlexusError } from '../core/errors.js';
+import { isSha256Hex } from '../core/hash.js';
 
 /** The scheme prefix of every workspace URI. */
 export const WORKSPACE_SCHEME = 'workspace://';
@@ -21,7 +22,6 @@ export const CONTENT_URI_PREFIX = `${WORKSPACE_SCHEME}artifacts/sha256/`;
 /** Longest accepted workspace URI, in UTF-16 code units. */
 export const MAX_WORKSPACE_URI_LENGTH = 1024;
 
-const SHA256_HEX = /^[0-9a-f]{64}$/i;
 // C0 controls, DEL and the C1 controls: never part of a portable path.
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
@@ -31,11 +31,6 @@ const DRIVE = /^[A-Za-z]:$/;
 export type ArtifactLocator =
   | { readonly kind: 'hash'; readonly sha256: string }
   | { readonly kind: 'name'; readonly uri: string; readonly path: string };
-
-/** True when `value` is 64 hexadecimal characters (either case). */
-export function isSha256Hex(value: string): boolean {
-  return SHA256_HEX.test(value);
-}
 
 /** The content-addressed URI of a sha256 digest (`workspace://artifacts/sha256/<hex>`). */
 export function contentUri(sha256: string): string {
@@ -95,7 +90,7 @@ export function parseArtifactRef(ref: string): ArtifactLocator {
   if (typeof ref !== 'string') {
     throw new PlexusError('INVALID_PARAMS', 'an artifact reference must be a string');
   }
-  if (isSha256Hex(ref)) return { kind: 'hash', sha256: ref.toLowerCase() };
+  if (isSha256Hex(ref.toLowerCase())) return { kind: 'hash', sha256: ref.toLowerCase() };
   if (!ref.startsWith(WORKSPACE_SCHEME)) {
     throw new PlexusError(
       'INVALID_PARAMS',
@@ -105,7 +100,7 @@ export function parseArtifactRef(ref: string): ArtifactLocator {
   const path = parseWorkspaceUri(ref);
   if (ref.startsWith(CONTENT_URI_PREFIX)) {
     const hex = ref.slice(CONTENT_URI_PREFIX.length);
-    if (!isSha256Hex(hex)) {
+    if (!isSha256Hex(hex.toLowerCase())) {
       throw invalid(ref, 'artifacts/sha256/ must be followed by exactly 64 hex characters');
     }
     return { kind: 'hash', sha256: hex.toLowerCase() };

@@ -6,7 +6,6 @@ export {
   MAX_WORKSPACE_URI_LENGTH,
   WORKSPACE_SCHEME,
   contentUri,
-  isSha256Hex,
   parseArtifactRef,
   parseWorkspaceUri,
   type ArtifactLocator,

@@ -1,0 +1,19 @@
+/** Every `plexus` command, registered on one program. */
+import type { Command } from 'commander';
+import type { CliIo } from '../io.js';
+import type { CommandOutcome } from '../main.js';
+import { registerCanonicalize } from './canonicalize.js';
+import { registerHash } from './hash.js';
+import { registerKeys } from './keys.js';
+import { registerSign, registerVerify } from './sign.js';
+import { registerValidate } from './validate.js';
+
+/** Registers every command on `program`. */
+export function registerCommands(program: Command, io: CliIo, outcome: CommandOutcome): void {
+  registerValidate(program, io, outcome);
+  registerCanonicalize(program, io);
+  registerHash(program, io);
+  registerKeys(program, io);
+  registerSign(program, io);
+  registerVerify(program, io, outcome);
+}

@@ -1,0 +1,12 @@
+/**
+ * Plexus: one agent mesh for the Emergence, ESRP, AGENTESE, Hyperspace and Nova26 protocols.
+ *
+ * The package root re-exports the public API of each layer; each layer is also a subpath
+ * export (`plexus/core`, `plexus/security`, `plexus/wire`, `plexus/store`). Every name here
+ * comes from a layer index with explicit named exports, and test/public-api.test.ts pins
+ * the list.
+ */
+export * from './core/index.js';
+export * from './security/index.js';
+export * from './wire/index.js';
+export * from './store/index.js';

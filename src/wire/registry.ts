@@ -1,0 +1,48 @@
+/**
+ * Every wire codec by format name, and the helpers that read a wire message from text in
+ * the way its format needs (ESRP judges numbers on their source text, so it is parsed
+ * losslessly; every other format uses the plain JSON parser).
+ */
+import { parseJsonLossless } from '../core/canonical/index.js';
+import { parseJson } from '../core/parse-json.js';
+import type { Problem } from '../core/problem.js';
+import { agenteseCodec } from './agentese/index.js';
+import type { WireCodec, WireFormat } from './codec.js';
+import { emergenceCodec } from './emergence/index.js';
+import { esrpRequestCodec, esrpResponseCodec } from './esrp/index.js';
+import { jsonRpcCodec, validateJsonRpc } from './jsonrpc/index.js';
+import { novaCodec } from './nova/index.js';
+
+/** The codec of each wire format. */
+export const WIRE_CODECS: { readonly [F in WireFormat]: WireCodec<unknown> } = {
+  emergence: emergenceCodec,
+  'esrp-request': esrpRequestCodec,
+  'esrp-response': esrpResponseCodec,
+  jsonrpc: jsonRpcCodec,
+  nova: novaCodec,
+  agentese: agenteseCodec,
+};
+
+/** The codec of `format`. */
+export function codecFor(format: WireFormat): WireCodec<unknown> {
+  return WIRE_CODECS[format];
+}
+
+/**
+ * Parses wire text the way `format` needs: losslessly for the ESRP formats (so non-integer
+ * numbers and integers beyond 2^53 can be judged on their source text), natively otherwise.
+ * With no format, parses natively.
+ *
+ * @throws PlexusError `PARSE_ERROR` naming the line and column where the text breaks.
+ */
+export function parseWireText(text: string, format?: WireFormat): unknown {
+  return format === 'esrp-request' || format === 'esrp-response' ? parseJsonLossless(text) : parseJson(text);
+}
+
+/**
+ * Every problem of a parsed wire message in `format`. JSON-RPC accepts a batch as well as a
+ * single message; a batch's problems are located under `/<index>`.
+ */
+export function validateWire(value: unknown, format: WireFormat): Problem[] {
+  return format === 'jsonrpc' ? validateJsonRpc(value) : codecFor(format).validate(value);
+}
