@@ -235,3 +235,19 @@ describe('plexus (the command)', () => {
     expect(run.err).not.toMatch(/\n\s+at /);
   });
 });
+
+describe('plexus demo', () => {
+  it('tours identity, faces, signatures and hashes with the real components', async () => {
+    const run = await runCli(['demo']);
+    expect(run.code).toBe(0);
+    expect(run.out).toMatch(/did {5}did:key:z6Mk/);
+    expect(run.out).toMatch(/peerId {2}12D3KooW/);
+    expect(run.out).toMatch(/"schemaVersion":"1.0"/);
+    expect(run.out).toMatch(/"jsonrpc":"2.0","method":"HELP"/);
+    expect(run.out).toMatch(/as sent: +accepted/);
+    expect(run.out).toMatch(/replay\): +refused: SIGNATURE_REPLAYED/);
+    expect(run.out).toMatch(/payload changed: +refused: SIGNATURE_INVALID/);
+    expect(run.out).toMatch(/on a topic: +refused: SIGNATURE_DOMAIN_MISMATCH/);
+    expect(run.out).toMatch(/same, new id +([0-9a-f]{64}) +\(same: a duplicate/);
+  });
+});

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
 import type { CommandOutcome } from '../main.js';
 import { registerCanonicalize } from './canonicalize.js';
+import { registerDemo } from './demo.js';
 import { registerHash } from './hash.js';
 import { registerKeys } from './keys.js';
 import { registerSign, registerVerify } from './sign.js';
@@ -16,4 +17,5 @@ export function registerCommands(program: Command, io: CliIo, outcome: CommandOu
   registerKeys(program, io);
   registerSign(program, io);
   registerVerify(program, io, outcome);
+  registerDemo(program, io);
 }
