@@ -26,23 +26,26 @@ export function lineColumnAt(text: string, offset: number): { line: number; colu
  * The fast native parser runs first; only when it fails is the text read again by
  * `lossless-json`, whose messages say what was expected and where.
  *
+ * @param what - names the document in the message (`key file k.json is not valid JSON …`).
  * @throws PlexusError `PARSE_ERROR` naming the line and column where parsing failed, with
  *   `details: { line, column }`.
  */
-export function parseJson(text: string): JsonValue {
+export function parseJson(text: string, what?: string): JsonValue {
   try {
     return JSON.parse(text) as JsonValue;
   } catch (cause) {
-    throw describeParseFailure(text, cause);
+    throw describeParseFailure(text, cause, what);
   }
 }
 
-function describeParseFailure(text: string, nativeError: unknown): PlexusError {
+function describeParseFailure(text: string, nativeError: unknown, what: string | undefined): PlexusError {
   if (text.trim() === '') {
-    return new PlexusError('PARSE_ERROR', 'the input is empty; expected a JSON document', {
+    const subject = what ?? 'the input';
+    return new PlexusError('PARSE_ERROR', `${subject} is empty; expected a JSON document`, {
       cause: nativeError,
     });
   }
+  const subject = what === undefined ? 'invalid JSON' : `${what} is not valid JSON`;
   let message = nativeError instanceof Error ? nativeError.message : String(nativeError);
   try {
     parseLossless(text);
@@ -51,11 +54,11 @@ function describeParseFailure(text: string, nativeError: unknown): PlexusError {
   }
   const match = /at position (\d+)/.exec(message);
   if (match?.[1] === undefined) {
-    return new PlexusError('PARSE_ERROR', `invalid JSON: ${message}`, { cause: nativeError });
+    return new PlexusError('PARSE_ERROR', `${subject}: ${message}`, { cause: nativeError });
   }
   const { line, column } = lineColumnAt(text, Number(match[1]));
-  const what = message.replace(/ at position \d+.*$/, '').replace(/ in JSON$/, '');
-  return new PlexusError('PARSE_ERROR', `invalid JSON at line ${line}, column ${column}: ${what}`, {
+  const reason = message.replace(/ at position \d+.*$/, '').replace(/ in JSON$/, '');
+  return new PlexusError('PARSE_ERROR', `${subject} at line ${line}, column ${column}: ${reason}`, {
     cause: nativeError,
     details: { line, column },
   });

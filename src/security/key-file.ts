@@ -24,6 +24,7 @@ import { PlexusError } from '../core/errors.js';
 import { fromBase64Url, toBase64Url } from './base64url.js';
 import { keyPairFromSeed, type Ed25519KeyPair } from './ed25519.js';
 import { identityFromPublicKey, type KeyIdentity } from './identity.js';
+import { parseJson } from '../core/parse-json.js';
 
 /** The `format` tag of a key file. */
 export const KEY_FILE_FORMAT = 'plexus-ed25519-key';
@@ -106,12 +107,7 @@ function bad(
  *   derives.
  */
 export function parseKeyFile(text: string, source = '(text)'): KeyFileContents {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (cause) {
-    throw new PlexusError('PARSE_ERROR', `key file ${source} is not valid JSON`, { cause });
-  }
+  const value: unknown = parseJson(text, `key file ${source}`);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     bad(source, 'must be a JSON object');
   }

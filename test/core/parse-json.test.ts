@@ -32,6 +32,7 @@ describe('parseJson', () => {
 
   it('says when the input is empty', () => {
     expect(failure('  \n').message).toMatch(/empty/);
+    expect(() => parseJson('{', 'agent card')).toThrow(/^agent card is not valid JSON at line 1, column 2/);
   });
 });
 

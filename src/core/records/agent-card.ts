@@ -4,7 +4,6 @@
  * truth, aligned field for field (a type-level test checks the names).
  */
 import type { EnvelopeSignature } from '../envelope.js';
-import { PlexusError } from '../errors.js';
 import type { JsonObject } from '../json.js';
 import { childPointer } from '../problem.js';
 import type { Problem } from '../problem.js';
@@ -23,6 +22,7 @@ import {
   SIGNATURE_SCHEMA,
   VERB_NAME_SCHEMA,
 } from './schema-parts.js';
+import { parseJson } from '../parse-json.js';
 
 /** The agent tiers, L0 (orchestrator) to L3 (specialist) — Nova26 Req. 11. */
 export const AGENT_TIERS = ['L0', 'L1', 'L2', 'L3'] as const;
@@ -191,19 +191,7 @@ export function serializeAgentCard(card: AgentCard): string {
  *   `details.problems` for JSON that is not a valid card.
  */
 export function deserializeAgentCard(text: string): AgentCard {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (cause) {
-    throw new PlexusError(
-      'PARSE_ERROR',
-      `agent card is not JSON: ${cause instanceof Error ? cause.message : String(cause)}`,
-      {
-        cause,
-      },
-    );
-  }
-  return parseAgentCard(value);
+  return parseAgentCard(parseJson(text, 'agent card'));
 }
 
 /** The capability of `card` offering `verb` (compared without `@version` when `verb` has none). */

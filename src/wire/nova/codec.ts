@@ -38,6 +38,7 @@ import {
 } from './envelope.js';
 import type { NovaEnvelope, NovaMessageType } from './envelope.js';
 import { NOVA_RESERVED_EXTENSION_PREFIX, novaVersionProblem, validateNova } from './validate.js';
+import { parseJson } from '../../core/parse-json.js';
 
 /** Core extension recording that the wire said `*` rather than `broadcast`. */
 export const NOVA_TO_EXTENSION = '_x_nova_to';
@@ -204,16 +205,7 @@ export function serializeNova(envelope: NovaEnvelope): string {
  *   unknown `schemaVersion`; `INVALID_REQUEST` with `details.problems` otherwise.
  */
 export function deserializeNova(text: string): NovaEnvelope {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (cause) {
-    throw new PlexusError(
-      'PARSE_ERROR',
-      `Nova envelope is not JSON: ${cause instanceof Error ? cause.message : String(cause)}`,
-      { cause },
-    );
-  }
+  const value: unknown = parseJson(text, 'Nova envelope');
   decodeNova(value);
   return value as NovaEnvelope;
 }

@@ -3,12 +3,12 @@
  * with which arguments, what it returned and how long it took — serialisable to JSON and
  * back without loss, with a schema version like the A2A envelope's.
  */
-import { PlexusError } from '../../core/errors.js';
 import { isJsonObject } from '../../core/json.js';
 import type { JsonObject, JsonValue } from '../../core/json.js';
 import type { Problem } from '../../core/problem.js';
 import { DATE_TIME_SCHEMA, NON_EMPTY_STRING_SCHEMA } from '../../core/records/schema-parts.js';
 import { JSON_SCHEMA_DIALECT, schemaValidator, throwIfProblems } from '../../core/schema-validator.js';
+import { parseJson } from '../../core/parse-json.js';
 
 /** The record version this node writes and the ones it reads. */
 export const MCP_TOOL_INVOCATION_VERSION = '1.0';
@@ -108,17 +108,5 @@ export function serializeMcpToolInvocation(record: McpToolInvocation): string {
  *   {@link parseMcpToolInvocation}.
  */
 export function deserializeMcpToolInvocation(text: string): McpToolInvocation {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (cause) {
-    throw new PlexusError(
-      'PARSE_ERROR',
-      `MCP tool invocation record is not JSON: ${cause instanceof Error ? cause.message : String(cause)}`,
-      {
-        cause,
-      },
-    );
-  }
-  return parseMcpToolInvocation(value);
+  return parseMcpToolInvocation(parseJson(text, 'MCP tool invocation record'));
 }
