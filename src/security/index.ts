@@ -57,3 +57,4 @@ export {
   signingDigest,
 } from './signing-digest.js';
 export type { SigningInput } from './signing-digest.js';
+export * from './auth/index.js';
