@@ -2,7 +2,7 @@
  * Plexus: one agent mesh for the Emergence, ESRP, AGENTESE, Hyperspace and Nova26 protocols.
  *
  * The package root re-exports the public API of each layer; each layer is also a subpath
- * export (`plexus/core`, `plexus/security`, `plexus/wire`, `plexus/store`). Every name here
+ * export (`plexus/core`, `plexus/security`, `plexus/wire`, `plexus/store`, `plexus/runtime`). Every name here
  * comes from a layer index with explicit named exports, and test/public-api.test.ts pins
  * the list.
  */
@@ -10,3 +10,4 @@ export * from './core/index.js';
 export * from './security/index.js';
 export * from './wire/index.js';
 export * from './store/index.js';
+export * from './runtime/index.js';

@@ -1,0 +1,81 @@
+/**
+ * What a face hands the runtime beside the decoded Envelope (the invocation context), and
+ * what a verb handler receives (the handler context).
+ */
+import type { Envelope } from '../core/envelope.js';
+import type { JsonValue } from '../core/json.js';
+
+/** Who is calling, as established by the face (bearer JWT, API key) or by a signature. */
+export interface Principal {
+  /** The caller's identity (a did:key, a user id, an API key's name). */
+  readonly id: string;
+  /**
+   * How the identity was established: `bearer` (a JWT), `api-key`, `signature` (a verified
+   * signed envelope, set by the runtime), `local` (in-process), or a face's own word.
+   */
+  readonly kind: string;
+  /** Capability scopes granted to the caller, when the credential carries any. */
+  readonly scopes?: readonly string[];
+  /** The tenant the credential belongs to. */
+  readonly tenantId?: string;
+}
+
+/** The request mode: answer when done (`sync`) or return the job at once (`async`). */
+export type InvocationMode = 'sync' | 'async';
+
+/**
+ * Everything a face knows about a request that the Envelope does not carry.
+ *
+ * @example
+ * { face: 'esrp', principal: { id: 'did:key:z6Mk…', kind: 'bearer' },
+ *   transport: { remoteAddress: '127.0.0.1' }, payloadHash: '9f86…', timeoutMs: 60000 }
+ */
+export interface InvocationContext {
+  /** The face that decoded the request: `esrp`, `emergence`, `jsonrpc`, `nova`, `mcp`, `a2a`, `internal`. */
+  readonly face: string;
+  /** The authenticated caller; absent when the request carried no valid credential. */
+  readonly principal?: Principal;
+  /** Transport metadata for audit (remote address, connection id, user agent). */
+  readonly transport?: Readonly<Record<string, string>>;
+  /** An explicit idempotency key (ESRP `idempotency_key`, an `Idempotency-Key` header). */
+  readonly idempotencyKey?: string;
+  /**
+   * The payload hash the face computed (ESRP `payload_hash`, 64 lower-case hex). It is the
+   * default idempotency key; without it the runtime hashes `{to, verb, data}` (RFC 8785).
+   */
+  readonly payloadHash?: string;
+  /** Per-request timeout in ms (ESRP `mode.timeout_ms`); the envelope `deadline` also applies. */
+  readonly timeoutMs?: number;
+}
+
+/** What a verb handler receives beside its input. */
+export interface HandlerContext {
+  /** Aborted when the job is cancelled, times out, or the node stops; stop work then. */
+  readonly signal: AbortSignal;
+  /** The job id. */
+  readonly jobId: string;
+  /** The request envelope. */
+  readonly envelope: Envelope;
+  /** The id of the agent running the verb. */
+  readonly agentId: string;
+  /** The caller's agent id (`envelope.from`). */
+  readonly caller: string;
+  /** The authenticated caller, when there is one. */
+  readonly principal?: Principal;
+  /** The deadline, Unix ms. */
+  readonly deadline: number;
+  /** 1 for the first run of the job; higher when the job is run again after a restart. */
+  readonly attempt: number;
+  /**
+   * Reports progress (a `job.progress` event; `job_progress` on the ESRP face). Cheap and
+   * fire-and-forget; ignored once the job has finished.
+   */
+  progress(data: JsonValue): void;
+}
+
+/**
+ * A verb's implementation: takes the (schema-checked) input, returns the output (JSON).
+ * Throw a PlexusError to fail the job with that code; anything else thrown is a crash
+ * (`INTERNAL`, and the agent instance is re-created).
+ */
+export type VerbHandler = (input: JsonValue, context: HandlerContext) => JsonValue | Promise<JsonValue>;

@@ -1,0 +1,162 @@
+/**
+ * The runtime layer (DESIGN §3): the invoker pipeline, the router, the registry, jobs with
+ * deadlines and cancellation, idempotency, supervision and recovery — all durable state a
+ * projection of the event log.
+ */
+export {
+  DEFAULT_RESTART_POLICY,
+  checkHandlers,
+  checkVerbSpecs,
+  defineAgent,
+  type AgentDefinition,
+  type AgentDefinitionInit,
+  type AgentHandlers,
+  type AgentInstanceContext,
+  type RestartPolicy,
+  type RestartStrategy,
+} from './agent.js';
+export { encodeEntry, encodeOutcome, requestOf, requestOfEntry, type AnswerComponents } from './answers.js';
+export { holdContainment, runContained, type ContainmentScope } from './containment.js';
+export type { HandlerContext, InvocationContext, InvocationMode, Principal, VerbHandler } from './context.js';
+export {
+  DEFAULT_MAX_TIMEOUT_MS,
+  DEFAULT_TIMEOUT_MS,
+  abortError,
+  asError,
+  raceAbort,
+  resolveTimeout,
+  type JobDeadline,
+  type TimeoutLimits,
+} from './deadline.js';
+export {
+  ESRP_JOB_EVENT_NAMES,
+  JOB_EVENT_TYPES,
+  RUNTIME_EVENTS,
+  TERMINAL_JOB_EVENT_TYPES,
+  isJobEventType,
+  type AgentCardEventData,
+  type AgentRemovedData,
+  type EsrpJobEventName,
+  type JobCompletedData,
+  type JobErrorData,
+  type JobEventType,
+  type JobProgressData,
+  type JobStartedData,
+  type JobSubmittedData,
+  type RouteKind,
+  type RuntimeEventType,
+} from './events.js';
+export {
+  broadcastOutputs,
+  runLeg,
+  type ExecutedJob,
+  type ExecutorComponents,
+  type LegResult,
+} from './executor.js';
+export {
+  IDEMPOTENCY_PROJECTION_NAME,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  applyIdempotencyEvent,
+  idempotencyIdentity,
+  idempotencyProjection,
+  releasesKey,
+  type IdempotencyEntry,
+  type IdempotencyIdentity,
+  type IdempotencyState,
+} from './idempotency.js';
+export { accept, type Accepted, type InvokerComponents } from './invoker.js';
+export {
+  readJobEvents,
+  toJobEvent,
+  watchJobEvents,
+  type JobEvent,
+  type JobEventsOptions,
+} from './job-events.js';
+export {
+  jobEvent,
+  newActiveJob,
+  takeHeld,
+  type ActiveJob,
+  type ActiveJobInit,
+  type JobOutcome,
+} from './active-job.js';
+export { createJobRunner, type JobRunner, type JobRunnerComponents } from './job-runner.js';
+export {
+  JOBS_PROJECTION_NAME,
+  applyJobEvent,
+  jobsProjection,
+  type JobEntry,
+  type JobsState,
+} from './jobs-projection.js';
+export {
+  memoryObserver,
+  noopObserver,
+  type MemoryObserver,
+  type Observer,
+  type ObserverAttributes,
+  type ObserverSpan,
+  type RecordedEvent,
+  type RecordedSpan,
+} from './observer.js';
+export {
+  authenticateStep,
+  authorizeStep,
+  principalOf,
+  type AuthorizationRequest,
+  type Authorizer,
+  type AuthorizeOptions,
+} from './pipeline/authorize.js';
+export {
+  auditPreEffect,
+  runPostEffects,
+  runPreEffects,
+  type FinishedJob,
+  type PostEffect,
+  type PreEffect,
+  type PreparedCall,
+} from './pipeline/effects.js';
+export { JOB_EXTENSION, errorEnvelope, responseEnvelope, type AnswerMeta } from './pipeline/encode.js';
+export { PIPELINE_STEPS, runStep, stepSpanName, type PipelineStep } from './pipeline/steps.js';
+export { validateEnvelopeStep } from './pipeline/validate-envelope.js';
+export { validateInputStep } from './pipeline/validate-input.js';
+export { verifySignatureStep, type VerifySignatureOptions } from './pipeline/verify-signature.js';
+export { isRerunSafe, planRecovery, type FailItem, type RecoveryPlan, type RequeueItem } from './recovery.js';
+export {
+  REGISTRY_PROJECTION_NAME,
+  applyRegistryEvent,
+  registryProjection,
+  type RegistryEntry,
+  type RegistryState,
+} from './registry-projection.js';
+export {
+  compareIds,
+  createRegistry,
+  type Registry,
+  type RegistryInit,
+  type UpsertOptions,
+} from './registry.js';
+export type { RemoteInvoker } from './remote.js';
+export {
+  resolveTargets,
+  selectCandidate,
+  type Candidate,
+  type Resolution,
+  type RouteState,
+  type TargetKind,
+} from './router.js';
+export { createRuntime } from './runtime.js';
+export type {
+  CancelOptions,
+  Invocation,
+  Runtime,
+  RuntimeComponents,
+  RuntimeInit,
+  StopOptions,
+  Submission,
+} from './runtime-types.js';
+export {
+  createSupervisor,
+  type AgentLease,
+  type AgentSupervisor,
+  type SupervisorComponents,
+} from './supervisor.js';

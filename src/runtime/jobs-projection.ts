@@ -1,0 +1,188 @@
+/**
+ * Jobs as a projection of the log (D8, D9): folding the `job.*` events gives every job's
+ * core `Job` record — state, timing (from the events' times), attempts, outputs, error —
+ * plus what the runtime needs to answer and recover it.
+ */
+import type { Envelope } from '../core/envelope.js';
+import type { ErrorData } from '../core/errors.js';
+import type { JsonValue } from '../core/json.js';
+import type { Event } from '../core/records/event.js';
+import { compareDateTimes, isDateTime } from '../core/records/datetime.js';
+import { canTransition, isTerminalJobState, type Job, type JobState } from '../core/records/job.js';
+import type { Projection } from '../store/projection.js';
+import type { InvocationMode } from './context.js';
+import {
+  RUNTIME_EVENTS,
+  type JobCompletedData,
+  type JobErrorData,
+  type JobStartedData,
+  type JobSubmittedData,
+  type RouteKind,
+} from './events.js';
+
+/** One job as the runtime keeps it. */
+export interface JobEntry {
+  /** The core record. */
+  readonly job: Job;
+  readonly mode: InvocationMode;
+  /** The address the request named. */
+  readonly to: string;
+  readonly timeoutMs: number;
+  /** The scoped idempotency key. */
+  readonly key: string;
+  readonly face: string;
+  readonly principal?: string;
+  /** `seq` of `job.submitted`. */
+  readonly firstSeq: number;
+  /** `seq` of the job's latest event. */
+  readonly lastSeq: number;
+  readonly route?: RouteKind;
+  readonly agents?: readonly string[];
+  /** The request; kept only while the job is not finished (recovery runs it again). */
+  readonly request?: Envelope;
+}
+
+/** The jobs state: job id → entry. */
+export type JobsState = Map<string, JobEntry>;
+
+/** The name of the jobs projection. */
+export const JOBS_PROJECTION_NAME = 'runtime.jobs';
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** `Date#toISOString` output: UTC, milliseconds, fixed width. */
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/**
+ * The time a job event's data claims (`at`), kept between `lo` and `hi` (the event's own
+ * time), so timing stays ordered whatever the clocks say. Without a valid `at`: `hi`.
+ */
+function claimed(at: unknown, lo: string, hi: string): string {
+  if (typeof at === 'string' && ISO_MS.test(at) && ISO_MS.test(lo) && ISO_MS.test(hi)) {
+    return at < lo ? lo : at > hi ? hi : at; // same fixed format: text order is time order
+  }
+  if (!isDateTime(at)) return hi;
+  if (compareDateTimes(at, lo) < 0) return lo;
+  return compareDateTimes(at, hi) > 0 ? hi : at;
+}
+
+function submitted(state: JobsState, event: Event): JobsState {
+  const d = event.data as unknown as JobSubmittedData;
+  if (typeof d.id !== 'string' || state.has(d.id)) return state;
+  const job: Mutable<Job> = {
+    id: d.id,
+    verb: d.verb,
+    caller: d.caller,
+    payloadHash: d.payloadHash,
+    state: 'SUBMITTED',
+    timing: {
+      createdAt: claimed(d.at, d.at ?? event.time, event.time),
+      updatedAt: event.time,
+      deadline: d.deadline,
+    },
+    artifacts: [],
+    attempts: 0,
+    correlationId: d.correlationId,
+  };
+  if (d.idempotencyKey !== undefined) job.idempotencyKey = d.idempotencyKey;
+  if (d.tenantId !== undefined) job.tenantId = d.tenantId;
+  const entry: Mutable<JobEntry> = {
+    job,
+    mode: d.mode,
+    to: d.to,
+    timeoutMs: d.timeoutMs,
+    key: d.key,
+    face: d.face,
+    firstSeq: event.seq,
+    lastSeq: event.seq,
+    request: d.request,
+  };
+  if (d.principal !== undefined) entry.principal = d.principal;
+  state.set(d.id, entry);
+  return state;
+}
+
+function moved(entry: JobEntry, event: Event, to: JobState, patch: Partial<Mutable<Job>>): JobEntry {
+  const timing = { ...entry.job.timing, updatedAt: event.time };
+  if (to === 'WORKING' && timing.startedAt === undefined) {
+    timing.startedAt = claimed((event.data as { at?: unknown } | null)?.at, timing.createdAt, event.time);
+  }
+  if (isTerminalJobState(to)) timing.finishedAt = event.time;
+  const next: Mutable<JobEntry> = {
+    ...entry,
+    job: { ...entry.job, ...patch, state: to, timing },
+    lastSeq: event.seq,
+  };
+  if (isTerminalJobState(to)) delete next.request;
+  return next;
+}
+
+/**
+ * Applies one job event. Events that do not fit (an unknown job, a transition that
+ * `JOB_TRANSITIONS` forbids) are skipped, so a rebuild never stops on them.
+ */
+export function applyJobEvent(state: JobsState, event: Event): JobsState {
+  if (event.type === RUNTIME_EVENTS.jobSubmitted) return submitted(state, event);
+  const id = (event.data as { id?: unknown } | null)?.id;
+  if (typeof id !== 'string') return state;
+  const entry = state.get(id);
+  if (entry === undefined) return state;
+  const from = entry.job.state;
+  const go = (to: JobState, patch: Partial<Mutable<Job>> = {}, extra: Partial<JobEntry> = {}): JobsState => {
+    if (!canTransition(from, to)) return state;
+    state.set(id, { ...moved(entry, event, to, patch), ...extra });
+    return state;
+  };
+  switch (event.type) {
+    case RUNTIME_EVENTS.jobStarted: {
+      const d = event.data as unknown as JobStartedData;
+      return go('WORKING', { attempts: entry.job.attempts + 1 }, { route: d.route, agents: d.agents });
+    }
+    case RUNTIME_EVENTS.jobRetried: {
+      if (from !== 'WORKING') return state;
+      const d = event.data as unknown as JobStartedData;
+      const next = moved(entry, event, 'WORKING', { attempts: entry.job.attempts + 1 });
+      state.set(id, { ...next, route: d.route, agents: d.agents });
+      return state;
+    }
+    case RUNTIME_EVENTS.jobProgress: {
+      if (isTerminalJobState(from)) return state;
+      state.set(id, {
+        ...entry,
+        job: { ...entry.job, timing: { ...entry.job.timing, updatedAt: event.time } },
+        lastSeq: event.seq,
+      });
+      return state;
+    }
+    case RUNTIME_EVENTS.jobCompleted:
+      return go('COMPLETED', { outputs: (event.data as unknown as JobCompletedData).outputs });
+    case RUNTIME_EVENTS.jobFailed:
+      return go('FAILED', { error: errorOf(event) });
+    case RUNTIME_EVENTS.jobCanceled:
+      return go('CANCELED', { error: errorOf(event) });
+    case RUNTIME_EVENTS.jobRejected:
+      return go('REJECTED', { error: errorOf(event) });
+    default:
+      return state;
+  }
+}
+
+function errorOf(event: Event): ErrorData {
+  return (event.data as unknown as JobErrorData).error;
+}
+
+/** The jobs projection. */
+export const jobsProjection: Projection<JobsState> = {
+  name: JOBS_PROJECTION_NAME,
+  version: 1,
+  filter: { typePrefix: 'job.' },
+  initial: () => new Map(),
+  apply: applyJobEvent,
+  toJson(state) {
+    return { jobs: Object.fromEntries([...state].map(([id, e]) => [id, e as unknown as JsonValue])) };
+  },
+  fromJson(json) {
+    const jobs = (json as { jobs?: Record<string, JobEntry> } | null)?.jobs ?? {};
+    return new Map(Object.entries(jobs));
+  },
+};

@@ -1,0 +1,112 @@
+/**
+ * The runtime's observability hook: a small injected interface through which every pipeline
+ * step reports a span, counters and notable happenings. No OpenTelemetry dependency here;
+ * the observability layer adapts this interface to OTEL, Prometheus and the logger later.
+ * A no-op default and an in-memory recorder (for tests) are provided.
+ */
+import type { PlexusError } from '../core/errors.js';
+
+/** Span, counter and event attributes: flat scalars only. */
+export type ObserverAttributes = Readonly<Record<string, string | number | boolean>>;
+
+/** A span in progress. */
+export interface ObserverSpan {
+  /** Ends the span; `error` marks it failed with that error's code. Ending twice is a no-op. */
+  end(error?: PlexusError): void;
+}
+
+/** Where the runtime reports what it does. Implementations must never throw. */
+export interface Observer {
+  /** Starts a span named `name` (e.g. `runtime.validate_input`). */
+  span(name: string, attributes?: ObserverAttributes): ObserverSpan;
+  /** Adds `value` (default 1) to the counter `name`. */
+  count(name: string, attributes?: ObserverAttributes, value?: number): void;
+  /** Reports a notable happening (an agent restart, a contained rejection, a failed append). */
+  event(name: string, attributes?: ObserverAttributes): void;
+}
+
+const NOOP_SPAN: ObserverSpan = { end: () => undefined };
+
+/** An observer that records nothing (the default). */
+export const noopObserver: Observer = {
+  span: () => NOOP_SPAN,
+  count: () => undefined,
+  event: () => undefined,
+};
+
+/** One finished (or still open) span in a {@link MemoryObserver}. */
+export interface RecordedSpan {
+  readonly name: string;
+  readonly attributes: ObserverAttributes;
+  /** Whether `end()` was called. */
+  ended: boolean;
+  /** The error code the span ended with, when it failed. */
+  errorCode?: string;
+  /** Milliseconds between start and end (for display; tests never assert it). */
+  durationMs?: number;
+}
+
+/** One recorded event. */
+export interface RecordedEvent {
+  readonly name: string;
+  readonly attributes: ObserverAttributes;
+}
+
+/** An observer that keeps everything in memory, for tests and debugging. */
+export interface MemoryObserver extends Observer {
+  /** Spans in start order. */
+  readonly spans: RecordedSpan[];
+  /** Events in report order. */
+  readonly events: RecordedEvent[];
+  /** The current value of a counter, summed over all attribute sets (0 when never counted). */
+  counter(name: string): number;
+  /** Names of the spans started so far, in order. */
+  spanNames(): string[];
+  /** Forgets everything recorded. */
+  reset(): void;
+}
+
+/**
+ * Creates an in-memory observer.
+ *
+ * @example
+ * const observer = memoryObserver();
+ * const runtime = createRuntime({ log, observer });
+ * // … invoke …
+ * observer.spanNames(); // ['runtime.validate_envelope', 'runtime.resolve', …]
+ */
+export function memoryObserver(): MemoryObserver {
+  const spans: RecordedSpan[] = [];
+  const events: RecordedEvent[] = [];
+  const counters = new Map<string, number>();
+  return {
+    spans,
+    events,
+    span(name, attributes = {}) {
+      const record: RecordedSpan = { name, attributes, ended: false };
+      const started = performance.now();
+      spans.push(record);
+      return {
+        end(error) {
+          if (record.ended) return;
+          record.ended = true;
+          record.durationMs = performance.now() - started;
+          if (error !== undefined) record.errorCode = error.code;
+        },
+      };
+    },
+    count(name, _attributes, value = 1) {
+      counters.set(name, (counters.get(name) ?? 0) + value);
+    },
+    event(name, attributes = {}) {
+      events.push({ name, attributes });
+    },
+    counter: (name) => counters.get(name) ?? 0,
+    spanNames: () => spans.map((s) => s.name),
+    reset() {
+      spans.length = 0;
+      events.length = 0;
+      counters.clear();
+    },
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * Pipeline steps `pre_effects` and `post_effects`: hooks that run before a job is dispatched
+ * and after it finishes, and return events to record. Pre-effect events are appended in
+ * the same atomic batch as `job.submitted`, post-effect events with the job's final event.
+ * Now: the audit record (`audit.invoked`) is the default pre-effect; budget charges arrive
+ * as pre-effects later.
+ */
+import type { Envelope } from '../../core/envelope.js';
+import { PlexusError, toPlexusError, type ErrorData } from '../../core/errors.js';
+import type { JsonObject } from '../../core/json.js';
+import type { JobState } from '../../core/records/job.js';
+import type { EventInput } from '../../store/event-log.js';
+import type { InvocationContext, InvocationMode, Principal } from '../context.js';
+import { RUNTIME_EVENTS } from '../events.js';
+import type { Resolution } from '../router.js';
+
+/** What a pre-effect sees: an accepted request about to become a job. */
+export interface PreparedCall {
+  readonly jobId: string;
+  readonly envelope: Envelope;
+  readonly context: InvocationContext;
+  readonly principal: Principal | undefined;
+  readonly resolution: Resolution;
+  readonly mode: InvocationMode;
+}
+
+/** Runs before dispatch; may refuse the call by throwing (e.g. `BUDGET_EXCEEDED`). */
+export interface PreEffect {
+  readonly name: string;
+  /**
+   * Returns events to record with `job.submitted` (or nothing).
+   * @throws PlexusError to refuse the request (no job is created).
+   */
+  before(
+    call: PreparedCall,
+    signal: AbortSignal,
+  ): readonly EventInput[] | undefined | Promise<readonly EventInput[] | undefined>;
+}
+
+/** A job that has just finished, as post-effects see it. */
+export interface FinishedJob {
+  readonly id: string;
+  readonly verb: string;
+  readonly state: JobState;
+  readonly error?: ErrorData;
+}
+
+/** Runs when a job has finished (any terminal state). */
+export interface PostEffect {
+  readonly name: string;
+  /** Returns events to record with the job's final event (or nothing). Should not throw. */
+  after(job: FinishedJob, request: Envelope): readonly EventInput[] | undefined;
+}
+
+/** The audit pre-effect: one `audit.invoked` event per accepted request. */
+export const auditPreEffect: PreEffect = {
+  name: 'audit',
+  before(call) {
+    const data: JsonObject = {
+      job: call.jobId,
+      verb: call.envelope.verb,
+      from: call.envelope.from,
+      to: call.envelope.to,
+      face: call.context.face,
+      mode: call.mode,
+      candidates: call.resolution.candidates.map((c) => c.card.id),
+    };
+    if (call.principal !== undefined) {
+      data['principal'] = call.principal.id;
+      data['principalKind'] = call.principal.kind;
+    }
+    if (call.context.transport !== undefined) data['transport'] = { ...call.context.transport };
+    const event: EventInput = {
+      type: RUNTIME_EVENTS.auditInvoked,
+      data,
+      causation: call.jobId,
+      ...(call.envelope.tenantId === undefined ? {} : { tenant: call.envelope.tenantId }),
+    };
+    return [event];
+  },
+};
+
+/**
+ * Runs every pre-effect in order and collects their events.
+ *
+ * @throws PlexusError the first refusal (a non-PlexusError becomes `INTERNAL` naming the hook).
+ */
+export async function runPreEffects(
+  effects: readonly PreEffect[],
+  call: PreparedCall,
+  signal: AbortSignal,
+): Promise<EventInput[]> {
+  const events: EventInput[] = [];
+  for (const effect of effects) {
+    try {
+      const out = await effect.before(call, signal);
+      if (out !== undefined) events.push(...out);
+    } catch (error) {
+      if (error instanceof PlexusError) throw error;
+      throw new PlexusError('INTERNAL', `pre-effect ${effect.name} failed: ${toPlexusError(error).message}`, {
+        cause: error,
+      });
+    }
+  }
+  return events;
+}
+
+/**
+ * Runs every post-effect and collects their events; a hook that throws is skipped and
+ * reported through `onError`.
+ */
+export function runPostEffects(
+  effects: readonly PostEffect[],
+  job: FinishedJob,
+  request: Envelope,
+  onError: (effect: PostEffect, error: unknown) => void,
+): EventInput[] {
+  const events: EventInput[] = [];
+  for (const effect of effects) {
+    try {
+      const out = effect.after(job, request);
+      if (out !== undefined) events.push(...out);
+    } catch (error) {
+      onError(effect, error);
+    }
+  }
+  return events;
+}

@@ -1,0 +1,387 @@
+/**
+ * `createRuntime`: assembles the registry, the projections of jobs and idempotency keys,
+ * the supervisors of local agents, the job engine and the invoker pipeline over one event
+ * log, and gives the transports layer its API (see `Runtime`).
+ */
+import type { Envelope } from '../core/envelope.js';
+import { PlexusError, toPlexusError } from '../core/errors.js';
+import type { AgentCard } from '../core/records/agent-card.js';
+import { isTerminalJobState, type Job } from '../core/records/job.js';
+import { schemaValidator } from '../core/schema-validator.js';
+import type { SignalOptions } from '../store/event-log.js';
+import { projectionView } from '../store/projection-view.js';
+import { verifyProjectionView } from '../store/projection-verify.js';
+import type { AgentDefinition } from './agent.js';
+import { holdContainment } from './containment.js';
+import type { InvocationContext } from './context.js';
+import { DEFAULT_MAX_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, raceAbort } from './deadline.js';
+import { idempotencyProjection } from './idempotency.js';
+import { readJobEvents, watchJobEvents, type JobEvent, type JobEventsOptions } from './job-events.js';
+import type { JobOutcome } from './active-job.js';
+import { createJobRunner } from './job-runner.js';
+import { encodeEntry, encodeOutcome, requestOf, requestOfEntry } from './answers.js';
+import { jobsProjection, type JobEntry } from './jobs-projection.js';
+import { accept, type InvokerComponents } from './invoker.js';
+import { noopObserver } from './observer.js';
+import { auditPreEffect } from './pipeline/effects.js';
+import { errorEnvelope } from './pipeline/encode.js';
+import { planRecovery, recover } from './recovery.js';
+import { createRegistry } from './registry.js';
+import type { RouteState } from './router.js';
+import type { Invocation, Runtime, RuntimeInit, StopOptions, Submission } from './runtime-types.js';
+import { createSupervisor, type AgentSupervisor } from './supervisor.js';
+
+const NEVER = new AbortController().signal;
+
+/**
+ * Creates a runtime over a started event log.
+ *
+ * @throws PlexusError `INVALID_PARAMS` for a bad option.
+ * @example
+ * const log = memoryEventLog(); await log.start();
+ * const runtime = createRuntime({ log, agents: [echo] });
+ * await runtime.start();
+ * const { envelope } = await runtime.invoke(request, { face: 'internal' });
+ */
+export function createRuntime(init: RuntimeInit): Runtime {
+  const { log } = init;
+  const observer = init.observer ?? noopObserver;
+  const now = init.now ?? Date.now;
+  const nodeId = init.nodeId ?? 'plexus';
+  const concurrency = init.concurrency ?? 256;
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
+    throw new PlexusError(
+      'INVALID_PARAMS',
+      `concurrency must be a whole number ≥ 1, got ${String(concurrency)}`,
+    );
+  }
+  const ownsRegistry = init.registry === undefined;
+  const snapshots = init.snapshots === undefined ? {} : { snapshots: init.snapshots };
+  const registry = init.registry ?? createRegistry({ log, ...snapshots });
+  const jobs = projectionView({ log, projection: jobsProjection, ...snapshots });
+  const idempotency = projectionView({ log, projection: idempotencyProjection, ...snapshots });
+  const supervisors = new Map<string, AgentSupervisor>();
+  const remoteLoad = new Map<string, number>();
+  let state: 'idle' | 'starting' | 'running' | 'stopping' = 'idle';
+  let starting: Promise<void> | undefined;
+  let stopping: Promise<void> | undefined;
+  let releaseContainment: (() => void) | undefined;
+
+  const routeState: RouteState = {
+    load: (card) =>
+      card.origin === 'remote' ? (remoteLoad.get(card.id) ?? 0) : (supervisors.get(card.id)?.load ?? 0),
+    unavailable(card) {
+      if (card.origin === 'remote') {
+        return init.remote === undefined
+          ? new PlexusError(
+              'PEER_UNAVAILABLE',
+              `agent ${card.id} is on another node and no transport is configured to reach it`,
+            )
+          : undefined;
+      }
+      const sup = supervisors.get(card.id);
+      if (sup === undefined)
+        return new PlexusError(
+          'UNAVAILABLE',
+          `agent ${card.id} is registered but has no handler on this node`,
+        );
+      return sup.available()
+        ? undefined
+        : new PlexusError(
+            'UNAVAILABLE',
+            `agent ${card.id} crashed too often and is unavailable for now; retry later`,
+          );
+    },
+  };
+  const validator = schemaValidator();
+  const runner = createJobRunner({
+    log,
+    jobs,
+    idempotency,
+    executor: {
+      supervisors,
+      remote: init.remote,
+      remoteLoad,
+      observer,
+      validator,
+      validateOutput: init.validateOutput ?? true,
+    },
+    routeState,
+    postEffects: init.postEffects ?? [],
+    observer,
+    now,
+    concurrency,
+    nodeId,
+  });
+  const invoker: InvokerComponents = {
+    log,
+    registry,
+    runner,
+    jobs,
+    idempotency,
+    observer,
+    validator,
+    verifier: init.verifier,
+    authorizers: init.authorizers ?? [],
+    preEffects: init.preEffects ?? [auditPreEffect],
+    now,
+    limits: {
+      defaultTimeoutMs: init.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxTimeoutMs: init.maxTimeoutMs ?? DEFAULT_MAX_TIMEOUT_MS,
+    },
+    requireAuth: init.requireAuth ?? false,
+    requireSignatures: init.requireSignatures ?? false,
+    windowMs: init.idempotencyWindowMs ?? 600_000,
+    accepting: () => state === 'running',
+  };
+
+  const ensureRunning = (): void => {
+    if (state !== 'running' && state !== 'stopping') {
+      throw new PlexusError('UNAVAILABLE', 'the runtime is not started; call start() first');
+    }
+  };
+
+  /** The entry of a job, after the view has caught up with everything committed so far. */
+  const entryOf = async (id: string, options: SignalOptions): Promise<JobEntry> => {
+    ensureRunning();
+    const held = runner.active.get(id);
+    if (held?.held !== undefined) await runner.persist(held).catch(() => undefined); // make it visible
+    await jobs.waitFor((await log.head(options)).seq, options);
+    const entry = jobs.state().get(id);
+    if (entry === undefined) {
+      throw new PlexusError('NOT_FOUND', `no job with id ${JSON.stringify(id)}`, { details: { job: id } });
+    }
+    return entry;
+  };
+
+  const answers = { observer, now, nodeId };
+
+  const registerAgent = async (definition: AgentDefinition, options: SignalOptions): Promise<AgentCard> => {
+    const supervisor = createSupervisor(definition, {
+      now,
+      observer,
+      emit: (type, data) => {
+        runner.emit({ type, data });
+      },
+    });
+    await supervisor.start();
+    const card = await registry.upsert(definition.card, {
+      verbs: definition.verbs,
+      origin: 'local',
+      ...options,
+    });
+    supervisors.set(card.id, supervisor);
+    return card;
+  };
+
+  const runtime: Runtime = {
+    registry,
+    views: { jobs, idempotency },
+
+    async start(options: SignalOptions = {}): Promise<void> {
+      if (stopping !== undefined) await stopping;
+      if (state === 'running') return;
+      if (starting !== undefined) return starting;
+      state = 'starting';
+      starting = (async () => {
+        try {
+          if (init.containRejections ?? true) releaseContainment ??= holdContainment();
+          if (ownsRegistry) await registry.start(options);
+          await jobs.start(options);
+          await idempotency.start(options);
+          for (const definition of init.agents ?? []) await registerAgent(definition, options);
+          runner.dispatching(true);
+          await recover(
+            { log, jobs, idempotency, runner, observer, now },
+            planRecovery(jobs.state(), registry),
+            options,
+          );
+          state = 'running';
+        } catch (error) {
+          state = 'idle';
+          releaseContainment?.();
+          releaseContainment = undefined;
+          throw toPlexusError(error);
+        } finally {
+          starting = undefined;
+        }
+      })();
+      return starting;
+    },
+
+    async stop(options: StopOptions = {}): Promise<void> {
+      if (starting !== undefined) await starting.catch(() => undefined);
+      if (stopping !== undefined) return stopping;
+      if (state !== 'running') return;
+      state = 'stopping';
+      stopping = (async () => {
+        try {
+          const drainMs = options.drainMs ?? 10_000;
+          let timer: NodeJS.Timeout | undefined;
+          await Promise.race([
+            runner.idle(),
+            new Promise<void>((resolve) => (timer = setTimeout(resolve, drainMs))),
+          ]);
+          clearTimeout(timer);
+          runner.dispatching(false);
+          for (const id of [...runner.active.keys()]) runner.cancel(id, 'the node is stopping');
+          await runner.idle();
+          await idempotency.stop();
+          await jobs.stop();
+          if (ownsRegistry) await registry.stop();
+        } finally {
+          releaseContainment?.();
+          releaseContainment = undefined;
+          state = 'idle';
+          stopping = undefined;
+        }
+      })();
+      return stopping;
+    },
+
+    async addAgent(definition, options = {}) {
+      if (state !== 'running') {
+        throw new PlexusError(
+          'UNAVAILABLE',
+          'addAgent needs a started runtime; pass agents to createRuntime({ agents }) to register them at start',
+        );
+      }
+      return registerAgent(definition, options);
+    },
+
+    async removeAgent(id, options = {}) {
+      ensureRunning();
+      await registry.remove(id, options);
+      supervisors.delete(id);
+    },
+
+    async invoke(
+      envelope: Envelope,
+      context: InvocationContext,
+      options: SignalOptions = {},
+    ): Promise<Invocation> {
+      const signal = options.signal ?? NEVER;
+      observer.count('runtime.requests', { face: context.face, mode: 'sync' });
+      let accepted;
+      try {
+        accepted = await accept(invoker, envelope, context, 'sync', signal);
+      } catch (error) {
+        const refusal = toPlexusError(error);
+        observer.count('runtime.refused', { code: refusal.code, face: context.face });
+        const meta = { from: nodeId, timestamp: new Date(now()).toISOString() };
+        return { envelope: errorEnvelope(requestOf(envelope), refusal.toData(), meta), duplicate: false };
+      }
+      if (accepted.kind === 'stored') {
+        return {
+          envelope: encodeEntry(answers, envelope, accepted.entry),
+          job: accepted.entry.job,
+          duplicate: true,
+        };
+      }
+      const { job } = accepted;
+      const mine = accepted.kind === 'new';
+      let outcome: JobOutcome;
+      try {
+        outcome = await (options.signal === undefined
+          ? job.done
+          : raceAbort(job.done, signal, 'the request'));
+      } catch (error) {
+        if (!mine) {
+          const stop: JobOutcome = { state: 'CANCELED', error: toPlexusError(error), agent: nodeId };
+          return { envelope: encodeOutcome(answers, envelope, job.id, stop), duplicate: true };
+        }
+        runner.cancel(job.id, 'the caller cancelled the request');
+        outcome = await job.done;
+      }
+      return {
+        envelope: encodeOutcome(answers, envelope, job.id, outcome),
+        ...(outcome.job === undefined ? {} : { job: outcome.job }),
+        duplicate: !mine,
+      };
+    },
+
+    async submit(
+      envelope: Envelope,
+      context: InvocationContext,
+      options: SignalOptions = {},
+    ): Promise<Submission> {
+      observer.count('runtime.requests', { face: context.face, mode: 'async' });
+      let accepted;
+      try {
+        accepted = await accept(invoker, envelope, context, 'async', options.signal ?? NEVER);
+      } catch (error) {
+        const refusal = toPlexusError(error);
+        observer.count('runtime.refused', { code: refusal.code, face: context.face });
+        throw refusal;
+      }
+      if (accepted.kind === 'stored') return { job: accepted.entry.job, duplicate: true };
+      if (accepted.kind === 'active') {
+        try {
+          await runner.persist(accepted.job); // a held sync job becomes visible
+        } catch {
+          const outcome = await accepted.job.done;
+          throw (
+            outcome.error ?? new PlexusError('UNAVAILABLE', 'the earlier identical request was not recorded')
+          );
+        }
+      }
+      const entry = await entryOf(accepted.job.id, options);
+      return { job: entry.job, duplicate: accepted.kind === 'active' };
+    },
+
+    async getJob(id, options = {}): Promise<Job> {
+      return (await entryOf(id, options)).job;
+    },
+
+    async waitForJob(id, options = {}): Promise<Job> {
+      const entry = await entryOf(id, options);
+      if (isTerminalJobState(entry.job.state)) return entry.job;
+      const active = runner.active.get(id);
+      if (active !== undefined)
+        await (options.signal === undefined
+          ? active.done
+          : raceAbort(active.done, options.signal, `waiting for job ${id}`));
+      return (await entryOf(id, options)).job;
+    },
+
+    async cancelJob(id, options = {}): Promise<Job> {
+      const active = runner.active.get(id);
+      if (active !== undefined && runner.cancel(id, options.reason ?? 'cancelled by request')) {
+        const outcome = await active.done;
+        if (outcome.job !== undefined) return outcome.job;
+      }
+      return (await entryOf(id, options)).job;
+    },
+
+    async answerOf(id, options = {}): Promise<Envelope> {
+      const entry = await entryOf(id, options);
+      if (!isTerminalJobState(entry.job.state)) {
+        throw new PlexusError('CONFLICT', `job ${id} has not finished (state ${entry.job.state})`, {
+          details: { job: id },
+        });
+      }
+      return encodeEntry(answers, requestOfEntry(entry), entry);
+    },
+
+    async jobEvents(id, options: JobEventsOptions = {}): Promise<readonly JobEvent[]> {
+      const entry = await entryOf(id, options.signal === undefined ? {} : { signal: options.signal });
+      return readJobEvents(log, entry, options);
+    },
+
+    async *watchJob(id, options = {}): AsyncIterable<JobEvent> {
+      const entry = await entryOf(id, options.signal === undefined ? {} : { signal: options.signal });
+      yield* watchJobEvents(log, entry, options);
+    },
+
+    load: (agentId) => supervisors.get(agentId)?.load ?? remoteLoad.get(agentId) ?? 0,
+
+    async verify(options = {}) {
+      return Promise.all([
+        registry.verify(options),
+        verifyProjectionView(log, jobs, options),
+        verifyProjectionView(log, idempotency, options),
+      ]);
+    },
+  };
+  return runtime;
+}

@@ -1,0 +1,182 @@
+/**
+ * Supervision of one agent (one-for-one): the supervisor owns the agent's current instance,
+ * re-creates it when a handler crashes, and counts restarts. More than `maxRestarts`
+ * restarts inside `periodMs` mark the agent unavailable (`UNAVAILABLE`, retryable) until the
+ * period has passed; the next request after that creates a fresh instance. Restarts,
+ * suspensions and resumptions are events in the log.
+ */
+import { PlexusError, toPlexusError } from '../core/errors.js';
+import type { JsonObject } from '../core/json.js';
+import { checkHandlers, type AgentDefinition, type AgentHandlers } from './agent.js';
+import { RUNTIME_EVENTS } from './events.js';
+import type { Observer } from './observer.js';
+
+/** What a supervisor needs from the runtime. */
+export interface SupervisorComponents {
+  /** The clock, Unix ms. */
+  readonly now: () => number;
+  /** Appends an event (fire and forget; failures are the runtime's to report). */
+  readonly emit: (type: string, data: JsonObject) => void;
+  readonly observer: Observer;
+}
+
+/** A handle on the instance a request runs on; pass it back to {@link AgentSupervisor.crashed}. */
+export interface AgentLease {
+  readonly handlers: AgentHandlers;
+  /** Which instance (0 = the first). */
+  readonly incarnation: number;
+}
+
+/** The supervisor of one local agent. */
+export interface AgentSupervisor {
+  readonly id: string;
+  readonly definition: AgentDefinition;
+  /** Jobs currently running on this agent (the router's load). */
+  readonly load: number;
+  /** Restarts inside the current period. */
+  readonly restarts: number;
+  /** True unless the agent is suspended and its period has not passed. */
+  available(): boolean;
+  /** Creates the first instance. @throws PlexusError `INTERNAL` when the factory fails. */
+  start(): Promise<void>;
+  /** The current instance when it is created and the agent is available, without waiting. */
+  ready(): AgentLease | undefined;
+  /**
+   * The current instance, created if needed.
+   * @throws PlexusError `UNAVAILABLE` (retryable) while the agent is suspended or when its
+   *   factory fails.
+   */
+  acquire(): Promise<AgentLease>;
+  /** Counts one running job more (`+1`) or less (`-1`). */
+  track(delta: 1 | -1): void;
+  /** Reports that a handler of instance `lease` crashed: restart or suspend. */
+  crashed(lease: AgentLease, reason: unknown): void;
+}
+
+function reasonText(reason: unknown): string {
+  return toPlexusError(reason).message.slice(0, 500);
+}
+
+/**
+ * Creates the supervisor of a defined agent.
+ *
+ * @example
+ * const sup = createSupervisor(definition, { now: Date.now, emit, observer });
+ * await sup.start();
+ * const lease = await sup.acquire();
+ */
+export function createSupervisor(
+  definition: AgentDefinition,
+  components: SupervisorComponents,
+): AgentSupervisor {
+  const { now, emit, observer } = components;
+  const { card, restart } = definition;
+  const id = card.id;
+  let incarnation = -1;
+  let current: Promise<AgentLease> | undefined;
+  let readyLease: AgentLease | undefined;
+  let restartTimes: number[] = [];
+  let suspendedUntil: number | undefined;
+  let load = 0;
+
+  const create = (): Promise<AgentLease> => {
+    incarnation++;
+    const n = incarnation;
+    const made = (async () => {
+      const handlers = checkHandlers(card, await definition.create({ agentId: id, incarnation: n }));
+      return { handlers, incarnation: n };
+    })();
+    made.then(
+      (lease) => {
+        if (current === made) readyLease = lease;
+      },
+      () => undefined, // observed by whoever awaits it
+    );
+    current = made;
+    readyLease = undefined;
+    return made;
+  };
+
+  const prune = (t: number): void => {
+    restartTimes = restartTimes.filter((at) => at > t - restart.periodMs);
+  };
+
+  const supervisor: AgentSupervisor = {
+    id,
+    definition,
+    get load() {
+      return load;
+    },
+    get restarts() {
+      prune(now());
+      return restartTimes.length;
+    },
+    available: () => suspendedUntil === undefined || now() >= suspendedUntil,
+    ready: () => (suspendedUntil === undefined ? readyLease : undefined),
+    async start(): Promise<void> {
+      try {
+        await create();
+      } catch (error) {
+        current = undefined;
+        throw new PlexusError('INTERNAL', `agent ${id} could not be created: ${reasonText(error)}`, {
+          cause: error,
+        });
+      }
+    },
+    async acquire(): Promise<AgentLease> {
+      const t = now();
+      if (suspendedUntil !== undefined) {
+        if (t < suspendedUntil) {
+          throw new PlexusError(
+            'UNAVAILABLE',
+            `agent ${id} crashed more than ${restart.maxRestarts} times within ${restart.periodMs} ms and is unavailable until ${new Date(suspendedUntil).toISOString()}; retry later`,
+            { details: { agent: id, until: new Date(suspendedUntil).toISOString() } },
+          );
+        }
+        suspendedUntil = undefined;
+        restartTimes = [];
+        void create();
+        emit(RUNTIME_EVENTS.agentResumed, { id, incarnation });
+        observer.event('runtime.agent_resumed', { agent: id });
+      }
+      const instance = current ?? create();
+      try {
+        return await instance;
+      } catch (error) {
+        if (current === instance) current = undefined;
+        throw new PlexusError('UNAVAILABLE', `agent ${id} could not be created: ${reasonText(error)}`, {
+          cause: error,
+          details: { agent: id },
+        });
+      }
+    },
+    track(delta) {
+      load += delta;
+    },
+    crashed(lease, reason) {
+      if (lease.incarnation !== incarnation || suspendedUntil !== undefined) return; // already handled
+      const t = now();
+      prune(t);
+      const why = reasonText(reason);
+      if (restart.strategy === 'none' || restartTimes.length >= restart.maxRestarts) {
+        suspendedUntil = t + restart.periodMs;
+        current = undefined;
+        readyLease = undefined;
+        const until = new Date(suspendedUntil).toISOString();
+        emit(RUNTIME_EVENTS.agentSuspended, { id, until, restarts: restartTimes.length, reason: why });
+        observer.event('runtime.agent_suspended', { agent: id, until });
+        return;
+      }
+      restartTimes.push(t);
+      void create();
+      emit(RUNTIME_EVENTS.agentRestarted, {
+        id,
+        incarnation,
+        restarts: restartTimes.length,
+        reason: why,
+      });
+      observer.event('runtime.agent_restarted', { agent: id, restarts: restartTimes.length });
+    },
+  };
+  return supervisor;
+}
