@@ -11,3 +11,8 @@ export * from './security/index.js';
 export * from './wire/index.js';
 export * from './store/index.js';
 export * from './runtime/index.js';
+
+// Two layers name a `Principal`: the authenticated caller of security/auth (the package
+// root's `Principal`) and the runtime's view of it in an invocation context.
+export type { Principal } from './security/index.js';
+export type { Principal as RuntimePrincipal } from './runtime/index.js';
