@@ -1,0 +1,53 @@
+/**
+ * What every face of a node (HTTP, WebSocket JSON-RPC, node-to-node) is given by the node
+ * that assembles it. Faces hold no state of their own beyond connections: everything
+ * durable is in the runtime and the log.
+ */
+import type { Runtime } from '../runtime/index.js';
+import type { Authenticator, Principal as AuthPrincipal } from '../security/auth/index.js';
+import type { EnvelopeVerifier } from '../security/index.js';
+import type { ArtifactStore, EventLog } from '../store/index.js';
+
+/** A minimal structured logger (pino-compatible subset); faces never use `console`. */
+export interface FaceLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** A logger that drops everything. */
+export const silentLogger: FaceLogger = {
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
+
+/** The injected dependencies of a face. */
+export interface FaceComponents {
+  /** The runtime: invoke, submit, jobs, registry. */
+  readonly runtime: Runtime;
+  /** The node's event log (SSE resume reads job events by `seq`). */
+  readonly log: EventLog;
+  /** Content-addressed artifacts (ESRP outputs by `workspace://` URI). */
+  readonly artifacts: ArtifactStore;
+  /** Checks `Authorization: Bearer …`; with `allowAnonymous` it admits callers without one. */
+  readonly auth: Authenticator;
+  /** Verifies D3 signed envelopes forwarded by peer nodes. */
+  readonly verifier: EnvelopeVerifier;
+  /** The node's own id (its did:key): `from` of answers the node gives itself. */
+  readonly nodeId: string;
+  /** Where faces log. @default silentLogger */
+  readonly logger?: FaceLogger;
+}
+
+/** The runtime's principal for an authenticated caller. */
+export function runtimePrincipal(principal: AuthPrincipal): {
+  id: string;
+  kind: string;
+  scopes: readonly string[];
+  tenantId?: string;
+} {
+  return principal.tenant === undefined
+    ? { id: principal.id, kind: principal.kind, scopes: principal.scopes }
+    : { id: principal.id, kind: principal.kind, scopes: principal.scopes, tenantId: principal.tenant };
+}

@@ -1,0 +1,113 @@
+/**
+ * The Emergence face (seed 000, D4): `POST /emergence` with one Emergence message; the
+ * reply (DONE or ERROR) comes in the response body, reusing the request's `id` with `from`
+ * and `to` swapped. The HTTP status is 200 for DONE and the ERROR's `data.code` for ERROR
+ * (400 malformed, 401 unauthenticated, 404 unknown agent, 413 too large, 501 unknown verb…).
+ *
+ * HELLO registers the sender's card; HELP runs the work (see `emergence-work.ts` for how
+ * HELP names it); any other verb is answered ERROR 501. A HELP's `id` is its idempotency
+ * key (`emergence:<id>`): a retry with the same id (D4) gets the first answer and never runs
+ * twice, while two HELPs with different ids run separately.
+ */
+import type { FastifyInstance } from 'fastify';
+import { BROADCAST, type Envelope } from '../../core/envelope.js';
+import { PlexusError } from '../../core/errors.js';
+import { parseCapabilitySelector } from '../../core/verb-name.js';
+import type { InvocationContext } from '../../runtime/context.js';
+import { decodeEmergence } from '../../wire/emergence/codec.js';
+import { parseWireText } from '../../wire/registry.js';
+import { emergenceDoneAnswer, emergenceErrorAnswer, type EmergenceAnswer } from './emergence-answer.js';
+import { helloCard, helpRequest } from './emergence-work.js';
+import { errorDataOf } from './esrp-answer.js';
+import { toFaceError } from './face-errors.js';
+import { bodyText, type FaceScope } from './face-scope.js';
+import type { FaceRouteConfig } from './faces.js';
+
+/** The route config of the Emergence route. */
+export const EMERGENCE_ROUTE: { readonly config: FaceRouteConfig } = { config: { face: 'emergence' } };
+
+/** The prefix of the idempotency key of a HELP (`emergence:<message id>`). */
+export const EMERGENCE_IDEMPOTENCY_PREFIX = 'emergence:';
+
+/** Registers `POST /emergence` on `app`. */
+export function registerEmergenceRoute(app: FastifyInstance, scope: FaceScope): void {
+  const { runtime, nodeId } = scope.components;
+  /** Who replies: the addressed agent, or the node when the message named no single agent. */
+  const replierOf = (message: Envelope): string =>
+    message.to === BROADCAST || parseCapabilitySelector(message.to) !== undefined ? nodeId : message.to;
+
+  async function hello(message: Envelope): Promise<EmergenceAnswer> {
+    const existing = runtime.registry.find(message.from);
+    if (existing !== undefined && existing.card.origin !== 'remote') {
+      throw new PlexusError(
+        'CONFLICT',
+        `agent id ${JSON.stringify(message.from)} belongs to an agent hosted by this node; announce under another id`,
+        { details: { agent: message.from } },
+      );
+    }
+    const stored = await runtime.registry.upsert(helloCard(message), {
+      origin: 'remote',
+      causation: message.id,
+    });
+    return emergenceDoneAnswer(
+      message,
+      { registered: stored.id, revision: stored.revision ?? 1 },
+      replierOf(message),
+    );
+  }
+
+  async function help(
+    message: Envelope,
+    context: InvocationContext,
+  ): Promise<{ answer: EmergenceAnswer; duplicate: boolean }> {
+    const request = helpRequest(message, runtime.registry);
+    const invocation = await runtime.invoke(request, context);
+    const { envelope } = invocation;
+    const direct = message.to !== BROADCAST && parseCapabilitySelector(message.to) === undefined;
+    const replier = direct ? message.to : envelope.from !== '' ? envelope.from : nodeId;
+    const answer =
+      envelope.kind === 'response'
+        ? emergenceDoneAnswer(message, envelope.data, replier)
+        : emergenceErrorAnswer(message, errorDataOf(envelope.data), replier);
+    return { answer, duplicate: invocation.duplicate };
+  }
+
+  app.post('/emergence', EMERGENCE_ROUTE, async (request, reply) => {
+    const value = parseWireText(bodyText(request), 'emergence');
+    scope.parsed(request, value);
+    const message = decodeEmergence(value);
+    let answer: EmergenceAnswer;
+    let duplicate = false;
+    try {
+      switch (message.verb) {
+        case 'HELLO':
+          answer = await hello(message);
+          break;
+        case 'HELP': {
+          const principal = scope.principalOf(request);
+          const context: InvocationContext = {
+            face: 'emergence',
+            ...(principal === undefined ? {} : { principal }),
+            transport: scope.transportOf(request),
+            idempotencyKey: `${EMERGENCE_IDEMPOTENCY_PREFIX}${message.id}`,
+          };
+          ({ answer, duplicate } = await help(message, context));
+          break;
+        }
+        default:
+          throw new PlexusError(
+            'UNKNOWN_VERB',
+            `this node answers HELLO and HELP; ${message.verb} is not a request it accepts`,
+            { details: { verb: message.verb } },
+          );
+      }
+    } catch (error) {
+      const refusal = toFaceError(error, scope.settings.bodyLimitBytes);
+      if (refusal.code === 'INTERNAL')
+        scope.logger.error({ err: String(refusal.cause) }, 'Emergence request failed');
+      answer = emergenceErrorAnswer(message, refusal, replierOf(message));
+    }
+    if (duplicate) reply.header('idempotent-replayed', 'true');
+    return reply.code(answer.status).type('application/json; charset=utf-8').send(answer.body);
+  });
+}

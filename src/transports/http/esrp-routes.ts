@@ -1,0 +1,116 @@
+/**
+ * The ESRP face (seed 001, D5): `POST /v1/execute` (sync), `POST /v1/jobs` (async),
+ * `GET /v1/jobs/{id}` and `DELETE /v1/jobs/{id}` (cancel). The SSE stream of a job's events
+ * is in `esrp-events.ts`.
+ *
+ * A request body is read as text and parsed losslessly, so non-integer numbers are judged on
+ * their source text (`56.0` is refused). The request goes to the agent whose id is
+ * `target.service` when there is one, otherwise to whoever offers the verb
+ * `service.operation` (a capability selector).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Envelope } from '../../core/envelope.js';
+import { PlexusError } from '../../core/errors.js';
+import type { EsrpRequest } from '../../core/esrp/model.js';
+import { payloadHash } from '../../core/esrp/payload-hash.js';
+import { parseEsrpRequest } from '../../core/esrp/request.js';
+import { capabilitySelector } from '../../core/verb-name.js';
+import type { InvocationContext } from '../../runtime/context.js';
+import { decodeEsrpRequest } from '../../wire/esrp/request-codec.js';
+import { parseWireText } from '../../wire/registry.js';
+import {
+  esrpAcceptedAnswer,
+  esrpAnswerOfInvocation,
+  esrpSnapshotOfJob,
+  type EsrpAnswer,
+} from './esrp-answer.js';
+import { bodyText, type FaceScope } from './face-scope.js';
+import type { FaceRouteConfig } from './faces.js';
+
+/** The route config of every ESRP route. */
+export const ESRP_ROUTE: { readonly config: FaceRouteConfig } = { config: { face: 'esrp' } };
+
+/** A decoded ESRP request, ready for the runtime. */
+export interface DecodedEsrpRequest {
+  /** The typed request (the reference's typed parse). */
+  readonly typed: EsrpRequest;
+  /** The request envelope, addressed as the node routes it. */
+  readonly envelope: Envelope;
+  /** The invocation context (face `esrp`, principal, idempotency key, payload hash, timeout). */
+  readonly context: InvocationContext;
+}
+
+/**
+ * Decodes the ESRP request in `request`'s body.
+ *
+ * @throws PlexusError `PARSE_ERROR` (line and column) for broken JSON; `INVALID_PARAMS` or
+ *   `VERSION_MISMATCH` with `details.problems` (every problem with its JSON pointer).
+ */
+export function decodeEsrpHttpRequest(scope: FaceScope, request: FastifyRequest): DecodedEsrpRequest {
+  const value = parseWireText(bodyText(request), 'esrp-request');
+  scope.parsed(request, value);
+  const decoded = decodeEsrpRequest(value);
+  const typed = parseEsrpRequest(value);
+  const { registry } = scope.components.runtime;
+  const to =
+    registry.find(typed.target.service) === undefined ? capabilitySelector(decoded.verb) : decoded.to;
+  const principal = scope.principalOf(request);
+  const context: InvocationContext = {
+    face: 'esrp',
+    ...(principal === undefined ? {} : { principal }),
+    transport: scope.transportOf(request),
+    ...(typed.idempotency_key === undefined ? {} : { idempotencyKey: typed.idempotency_key }),
+    payloadHash: payloadHash(typed),
+    timeoutMs: typed.mode.timeout_ms,
+  };
+  return { typed, envelope: { ...decoded, to }, context };
+}
+
+function send(reply: FastifyReply, answer: EsrpAnswer, duplicate = false): FastifyReply {
+  if (duplicate) reply.header('idempotent-replayed', 'true');
+  return reply.code(answer.status).type('application/json; charset=utf-8').send(answer.body);
+}
+
+async function submit(
+  scope: FaceScope,
+  reply: FastifyReply,
+  decoded: DecodedEsrpRequest,
+): Promise<FastifyReply> {
+  const { job, duplicate } = await scope.components.runtime.submit(decoded.envelope, decoded.context);
+  reply.header('location', `/v1/jobs/${encodeURIComponent(job.id)}`);
+  return send(reply, esrpAcceptedAnswer(job, decoded.typed.request_id), duplicate);
+}
+
+function jobIdOf(request: FastifyRequest): string {
+  const { id } = request.params as { id?: unknown };
+  if (typeof id !== 'string' || id === '') {
+    throw new PlexusError('INVALID_PARAMS', 'the URL names no job id: use /v1/jobs/{job_id}');
+  }
+  return id;
+}
+
+/** Registers the ESRP request and job routes on `app`. */
+export function registerEsrpRoutes(app: FastifyInstance, scope: FaceScope): void {
+  const { runtime } = scope.components;
+
+  app.post('/v1/execute', ESRP_ROUTE, async (request, reply) => {
+    const decoded = decodeEsrpHttpRequest(scope, request);
+    if (decoded.typed.mode.type === 'async') return submit(scope, reply, decoded);
+    const invocation = await runtime.invoke(decoded.envelope, decoded.context);
+    return send(reply, esrpAnswerOfInvocation(invocation, decoded.typed.request_id), invocation.duplicate);
+  });
+
+  app.post('/v1/jobs', ESRP_ROUTE, async (request, reply) =>
+    submit(scope, reply, decodeEsrpHttpRequest(scope, request)),
+  );
+
+  app.get('/v1/jobs/:id', ESRP_ROUTE, async (request, reply) => {
+    const job = await runtime.getJob(jobIdOf(request));
+    return send(reply, { status: 200, body: esrpSnapshotOfJob(job) });
+  });
+
+  app.delete('/v1/jobs/:id', ESRP_ROUTE, async (request, reply) => {
+    const job = await runtime.cancelJob(jobIdOf(request), { reason: 'cancelled by DELETE /v1/jobs/{id}' });
+    return send(reply, { status: 200, body: esrpSnapshotOfJob(job) });
+  });
+}

@@ -1,0 +1,140 @@
+/**
+ * What every HTTP-face route shares: the injected components, the resolved options, and the
+ * per-request state the hooks leave behind (the authenticated principal, the parsed body).
+ */
+import type { FastifyRequest } from 'fastify';
+import { PlexusError } from '../../core/errors.js';
+import type { Principal } from '../../runtime/context.js';
+import { runtimePrincipal, silentLogger, type FaceComponents, type FaceLogger } from '../face-components.js';
+import type { Principal as AuthPrincipal } from '../../security/auth/principal.js';
+
+/** Options of the HTTP faces (see `registerHttpFaces`). */
+export interface HttpFacesInit {
+  /**
+   * The largest request body accepted, in bytes; a larger one is answered 413 with ESRP
+   * `INVALID_INPUT_SIZE` (or the face's own form).
+   * @default 1048576 (1 MiB)
+   */
+  readonly bodyLimitBytes?: number;
+  /**
+   * How often an idle SSE stream gets a `: heartbeat` comment, in ms.
+   * @default 15000
+   */
+  readonly heartbeatMs?: number;
+  /**
+   * Also install the root 404 handler and the root error handler (JSON in the face's form
+   * for `/v1/*`, `/emergence`, and `{error: {code, message}}` elsewhere). Turn it off when
+   * the node sets its own root handlers (fastify allows one 404 handler per prefix).
+   * @default true
+   */
+  readonly fallbackHandlers?: boolean;
+  /**
+   * An extra readiness check for `GET /readyz` (e.g. false while the node drains); the
+   * default checks already require the event log open and the runtime started.
+   */
+  readonly ready?: () => boolean | Promise<boolean>;
+}
+
+/** {@link HttpFacesInit} with the defaults filled in. */
+export interface HttpFacesSettings {
+  readonly bodyLimitBytes: number;
+  readonly heartbeatMs: number;
+  readonly fallbackHandlers: boolean;
+  readonly ready: (() => boolean | Promise<boolean>) | undefined;
+}
+
+/** The default body limit: 1 MiB. */
+export const DEFAULT_BODY_LIMIT_BYTES = 1_048_576;
+
+/** The default SSE heartbeat period: 15 s. */
+export const DEFAULT_HEARTBEAT_MS = 15_000;
+
+/**
+ * Fills in the defaults of {@link HttpFacesInit}.
+ *
+ * @throws PlexusError `INVALID_PARAMS` when `bodyLimitBytes` or `heartbeatMs` is not a whole
+ *   number ≥ 1.
+ */
+export function httpFacesSettings(init: HttpFacesInit = {}): HttpFacesSettings {
+  const bodyLimitBytes = init.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  const heartbeatMs = init.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+  for (const [name, value] of [
+    ['bodyLimitBytes', bodyLimitBytes],
+    ['heartbeatMs', heartbeatMs],
+  ] as const) {
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new PlexusError('INVALID_PARAMS', `${name} must be a whole number ≥ 1, got ${String(value)}`);
+    }
+  }
+  return {
+    bodyLimitBytes,
+    heartbeatMs,
+    fallbackHandlers: init.fallbackHandlers ?? true,
+    ready: init.ready,
+  };
+}
+
+/** The abort reason of streams ended because the server is closing. */
+export const SERVER_CLOSING = 'the server is closing';
+
+/** Shared state of the HTTP-face routes. */
+export class FaceScope {
+  /** Where the faces log. */
+  readonly logger: FaceLogger;
+  readonly #principals = new WeakMap<FastifyRequest, Principal>();
+  readonly #bodies = new WeakMap<FastifyRequest, unknown>();
+  readonly #streams = new Set<AbortController>();
+
+  constructor(
+    readonly components: FaceComponents,
+    readonly settings: HttpFacesSettings,
+  ) {
+    this.logger = components.logger ?? silentLogger;
+  }
+
+  /** Records the authenticated caller of `request`. */
+  authenticated(request: FastifyRequest, principal: AuthPrincipal): void {
+    this.#principals.set(request, runtimePrincipal(principal));
+  }
+
+  /** The runtime principal of `request`, when it was authenticated. */
+  principalOf(request: FastifyRequest): Principal | undefined {
+    return this.#principals.get(request);
+  }
+
+  /** Records the parsed body of `request` (error answers take ids from it). */
+  parsed(request: FastifyRequest, value: unknown): void {
+    this.#bodies.set(request, value);
+  }
+
+  /** The parsed body of `request`, when it was parsed. */
+  bodyOf(request: FastifyRequest): unknown {
+    return this.#bodies.get(request);
+  }
+
+  /** Tracks an open stream (SSE) so {@link FaceScope.closeStreams} can end it. */
+  openStream(): AbortController {
+    const controller = new AbortController();
+    this.#streams.add(controller);
+    controller.signal.addEventListener('abort', () => this.#streams.delete(controller), { once: true });
+    return controller;
+  }
+
+  /** Ends every open stream (the server is closing); their signals abort with {@link SERVER_CLOSING}. */
+  closeStreams(): void {
+    for (const controller of [...this.#streams]) controller.abort(SERVER_CLOSING);
+  }
+
+  /** Transport metadata for the invocation context (audit). */
+  transportOf(request: FastifyRequest): Readonly<Record<string, string>> {
+    const out: Record<string, string> = { remoteAddress: request.ip };
+    const agent = request.headers['user-agent'];
+    if (typeof agent === 'string' && agent !== '') out['userAgent'] = agent.slice(0, 200);
+    return out;
+  }
+}
+
+/** The body of `request` as text (the HTTP faces read every body as text); `''` when none. */
+export function bodyText(request: FastifyRequest): string {
+  return typeof request.body === 'string' ? request.body : '';
+}

@@ -1,0 +1,44 @@
+/**
+ * The HTTP faces of a node (DESIGN §3 `transports/http`; D4, D5, D10, D14, D15): ESRP,
+ * Emergence, discovery and health routes on the node's fastify server.
+ */
+export { registerHttpFaces } from './http-faces.js';
+export {
+  DEFAULT_BODY_LIMIT_BYTES,
+  DEFAULT_HEARTBEAT_MS,
+  httpFacesSettings,
+  type HttpFacesInit,
+  type HttpFacesSettings,
+} from './face-scope.js';
+export { HTTP_FACES, faceOfUrl, type HttpFace } from './faces.js';
+export {
+  NIL_REQUEST_ID,
+  RESULT_OUTPUT_NAME,
+  errorDataOf,
+  esrpAcceptedAnswer,
+  esrpAnswerOfInvocation,
+  esrpErrorAnswer,
+  esrpErrorOf,
+  esrpHttpStatus,
+  esrpJobOf,
+  esrpOutputsOf,
+  esrpRequestIdOf,
+  esrpResponse,
+  esrpSnapshotOfJob,
+  esrpTimingOf,
+  requestIdOfJob,
+  type EsrpAnswer,
+  type EsrpResponseParts,
+} from './esrp-answer.js';
+export { formatSseEvent, sseEventData } from './esrp-events.js';
+export {
+  UNKNOWN_PEER,
+  emergenceDoneAnswer,
+  emergenceErrorAnswer,
+  emergenceFallbackError,
+  emergenceHttpStatus,
+  type EmergenceAnswer,
+} from './emergence-answer.js';
+export { EMERGENCE_IDEMPOTENCY_PREFIX } from './emergence-route.js';
+export { EMERGENCE_VERB_NAMESPACE, emergenceVerbName, helloCard, helpRequest } from './emergence-work.js';
+export { plainErrorBody, sendFaceError, toFaceError, type ErrorContext } from './face-errors.js';

@@ -1,0 +1,75 @@
+/**
+ * The retry schedule of node-to-node calls (D4): up to three retries, after 0.5, 1 and 2 s,
+ * each spread by a random jitter, with sleeps that end early when the call is cancelled.
+ */
+import { PlexusError } from '../../core/errors.js';
+
+/** The default delays before each retry, ms (D4). */
+export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [500, 1000, 2000];
+
+/** The default jitter: each delay is spread uniformly over ±20 %. */
+export const DEFAULT_RETRY_JITTER = 0.2;
+
+/** Options of the retry schedule. */
+export interface PeerRetryInit {
+  /** The delay before each retry, ms; its length is the number of retries. @default [500, 1000, 2000] */
+  readonly delaysMs?: readonly number[];
+  /** The fraction each delay is spread by, 0 to 1. @default 0.2 */
+  readonly jitter?: number;
+}
+
+/** A checked retry schedule. */
+export interface RetrySchedule {
+  readonly delaysMs: readonly number[];
+  readonly jitter: number;
+}
+
+/**
+ * Checks and fills in a retry schedule.
+ *
+ * @throws PlexusError `INVALID_PARAMS` when a delay is not a non-negative integer or the
+ *   jitter is outside 0…1.
+ */
+export function retrySchedule(init: PeerRetryInit = {}): RetrySchedule {
+  const delaysMs = [...(init.delaysMs ?? DEFAULT_RETRY_DELAYS_MS)];
+  for (const delay of delaysMs) {
+    if (!Number.isSafeInteger(delay) || delay < 0) {
+      throw new PlexusError('INVALID_PARAMS', `retry delays must be whole ms ≥ 0, got ${String(delay)}`);
+    }
+  }
+  const jitter = init.jitter ?? DEFAULT_RETRY_JITTER;
+  if (!(jitter >= 0 && jitter <= 1)) {
+    throw new PlexusError('INVALID_PARAMS', `retry jitter must be between 0 and 1, got ${String(jitter)}`);
+  }
+  return { delaysMs, jitter };
+}
+
+/** `base` spread by ±`jitter` using `random()` ∈ [0, 1); never negative. */
+export function jittered(base: number, jitter: number, random: () => number): number {
+  return Math.max(0, Math.round(base * (1 + jitter * (2 * random() - 1))));
+}
+
+/**
+ * Resolves after `ms`, or rejects with `CANCELLED` as soon as `signal` aborts.
+ *
+ * @throws PlexusError `CANCELLED` when `signal` is or becomes aborted.
+ */
+export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const cancelled = (): PlexusError =>
+      new PlexusError('CANCELLED', 'the call was cancelled while waiting to retry');
+    if (signal.aborted) {
+      reject(cancelled());
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(cancelled());
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
