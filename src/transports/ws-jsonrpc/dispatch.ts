@@ -1,0 +1,217 @@
+/**
+ * From a JSON-RPC call to the runtime (seed 003 §3: the method is the verb): the request
+ * envelope addressed to `capability:<verb>`, the invocation context of the Hyperspace face,
+ * the face's control members of `params`, sync invocation or — for streaming calls — submit,
+ * follow the job's progress as `stream.data` notifications, then answer.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Envelope } from '../../core/envelope.js';
+import { PlexusError, isPlexusErrorCode } from '../../core/errors.js';
+import type { ErrorData } from '../../core/errors.js';
+import { isJsonObject } from '../../core/json.js';
+import type { JsonObject, JsonValue } from '../../core/json.js';
+import { capabilitySelector } from '../../core/verb-name.js';
+import type { InvocationContext, Runtime } from '../../runtime/index.js';
+import type { Principal as AuthPrincipal } from '../../security/auth/index.js';
+import { JSONRPC_EXTENSIONS, JSONRPC_VERSION } from '../../wire/jsonrpc/index.js';
+import type { JsonRpcDispatch, JsonRpcId, JsonRpcParams } from '../../wire/jsonrpc/index.js';
+import { runtimePrincipal } from '../face-components.js';
+import { WS_CONTROL_PARAMS, WS_STREAM_METHOD } from './protocol.js';
+import type { WsStreamChunk } from './protocol.js';
+
+/** The `face` of every invocation made by this face. */
+export const HYPERSPACE_FACE = 'hyperspace';
+
+/** What the face's control members of `params` asked for. */
+export interface CallControls {
+  readonly stream?: boolean;
+  readonly timeoutMs?: number;
+  readonly idempotencyKey?: string;
+}
+
+/** A call's verb input and controls, once the control members are taken out of `params`. */
+export interface SplitParams {
+  readonly data: JsonValue;
+  readonly controls: CallControls;
+}
+
+function controlError(key: string, expected: string): PlexusError {
+  return new PlexusError('INVALID_PARAMS', `params.${key} must be ${expected}`, {
+    details: { pointer: `/params/${key}` },
+  });
+}
+
+/**
+ * Takes the control members (`_x_stream`, `_x_timeout_ms`, `_x_idempotency_key`) out of object
+ * params; the rest is the verb's input (`null` when there are no params).
+ *
+ * @throws PlexusError `INVALID_PARAMS` with `details.pointer` (`/params/_x_…`) for a control
+ *   member of the wrong type.
+ */
+export function splitParams(params: JsonRpcParams | undefined): SplitParams {
+  if (params === undefined) return { data: null, controls: {} };
+  if (Array.isArray(params)) return { data: params, controls: {} };
+  const { stream, timeoutMs, idempotencyKey } = WS_CONTROL_PARAMS;
+  if (!(stream in params) && !(timeoutMs in params) && !(idempotencyKey in params)) {
+    return { data: params, controls: {} };
+  }
+  // fromEntries defines own properties, so a "__proto__" member stays a member.
+  const data: JsonObject = Object.fromEntries(
+    Object.entries(params).filter(([key]) => key !== stream && key !== timeoutMs && key !== idempotencyKey),
+  );
+  const controls: { stream?: boolean; timeoutMs?: number; idempotencyKey?: string } = {};
+  const s = params[stream];
+  if (s !== undefined) {
+    if (typeof s !== 'boolean') throw controlError(stream, 'true or false');
+    controls.stream = s;
+  }
+  const t = params[timeoutMs];
+  if (t !== undefined) {
+    if (typeof t !== 'number' || !Number.isSafeInteger(t) || t < 1) {
+      throw controlError(timeoutMs, 'a whole number of milliseconds ≥ 1');
+    }
+    controls.timeoutMs = t;
+  }
+  const k = params[idempotencyKey];
+  if (k !== undefined) {
+    if (typeof k !== 'string' || k.length === 0 || k.length > 256) {
+      throw controlError(idempotencyKey, 'a string of 1 to 256 characters');
+    }
+    controls.idempotencyKey = k;
+  }
+  return { data, controls };
+}
+
+/** The JSON-RPC id of a decoded call (see the codec: a non-string id is kept in an extension). */
+export function jsonRpcIdOf(envelope: Envelope): JsonRpcId {
+  const ext = envelope.extensions?.[JSONRPC_EXTENSIONS.id];
+  return ext === undefined ? envelope.id : (ext as JsonRpcId);
+}
+
+/**
+ * The result of an answer envelope: its data for a `response`.
+ * @throws PlexusError rebuilt from the ErrorData of an `error` answer.
+ */
+export function resultOf(answer: Envelope): JsonValue {
+  if (answer.kind !== 'error') return answer.data;
+  const data = answer.data;
+  if (isJsonObject(data) && isPlexusErrorCode(data.code) && typeof data.message === 'string') {
+    throw PlexusError.fromData(data as unknown as ErrorData);
+  }
+  throw new PlexusError('INTERNAL', 'the runtime answered with an error envelope without ErrorData');
+}
+
+/** True when some agent offering `verb` declares it a `stream` verb (VerbSpec category). */
+export function isStreamVerb(runtime: Runtime, verb: string): boolean {
+  const { registry } = runtime;
+  return registry.byCapability(verb).some((card) => registry.verbSpec(card.id, verb)?.category === 'stream');
+}
+
+/** One connection's view of the caller, given to {@link hyperspaceDispatch}. */
+export interface CallerContext {
+  /** The principal authenticated at the upgrade. */
+  readonly principal: AuthPrincipal;
+  /** Transport metadata for audit (remote address, connection id). */
+  readonly transport: Readonly<Record<string, string>>;
+  /** Aborted when the connection closes: calls in flight are cancelled. */
+  readonly signal: AbortSignal;
+  /** Sends a notification (a stream chunk) to the caller. */
+  notify(text: string): void;
+}
+
+/** Options of {@link hyperspaceDispatch}. */
+export interface DispatchOptions {
+  /** JSON-RPC method → verb, for methods that are not Plexus verb names. */
+  readonly methodAliases: ReadonlyMap<string, string>;
+}
+
+/** The request envelope of a call: verb = method (after aliases), to = `capability:<verb>`. */
+function requestEnvelope(
+  verb: string,
+  data: JsonValue,
+  principal: AuthPrincipal,
+  id: JsonRpcId | undefined,
+): Envelope {
+  return {
+    id: randomUUID(),
+    kind: 'request',
+    from: principal.id,
+    to: capabilitySelector(verb),
+    verb,
+    data,
+    ...(principal.tenant === undefined ? {} : { tenantId: principal.tenant }),
+    ...(id === undefined ? {} : { extensions: { [JSONRPC_EXTENSIONS.id]: id } }),
+  };
+}
+
+/** Runs a streaming call: submit, forward each progress event as a chunk, answer at the end. */
+async function streamCall(
+  runtime: Runtime,
+  request: Envelope,
+  context: InvocationContext,
+  caller: CallerContext,
+  id: JsonRpcId,
+): Promise<JsonValue> {
+  const { signal } = caller;
+  const { job, duplicate } = await runtime.submit(request, context, { signal });
+  const cancel = (): void => {
+    if (!duplicate) {
+      runtime.cancelJob(job.id, { reason: 'the WebSocket connection closed' }).catch(() => undefined);
+    }
+  };
+  signal.addEventListener('abort', cancel, { once: true });
+  try {
+    let seq = 0;
+    for await (const event of runtime.watchJob(job.id, { signal })) {
+      if (event.type === 'job.progress') {
+        const data = isJsonObject(event.data) ? (event.data.progress ?? null) : null;
+        const chunk: WsStreamChunk = { id, job: job.id, seq: ++seq, data };
+        caller.notify(JSON.stringify({ jsonrpc: JSONRPC_VERSION, method: WS_STREAM_METHOD, params: chunk }));
+      }
+      if (event.terminal) break;
+    }
+    await runtime.waitForJob(job.id, { signal });
+    return resultOf(await runtime.answerOf(job.id, { signal }));
+  } finally {
+    signal.removeEventListener('abort', cancel);
+  }
+}
+
+/**
+ * The dispatcher of one connection: each call becomes a request envelope from the principal
+ * to `capability:<verb>` with context face `hyperspace`. Requests are cancelled when the
+ * connection closes; notifications are not (they run to their deadline, answering nothing).
+ * A call streams when `params._x_stream` is true, or when it is absent and the verb's spec has
+ * category `stream`.
+ */
+export function hyperspaceDispatch(
+  runtime: Runtime,
+  options: DispatchOptions,
+  caller: CallerContext,
+): JsonRpcDispatch {
+  const principal = runtimePrincipal(caller.principal);
+  return async (method, params, _signal, envelope) => {
+    const verb = options.methodAliases.get(method) ?? method;
+    const { data, controls } = splitParams(params);
+    const isNotification = envelope.kind === 'notification';
+    const id = isNotification ? undefined : jsonRpcIdOf(envelope);
+    const request = requestEnvelope(verb, data, caller.principal, id);
+    const context: InvocationContext = {
+      face: HYPERSPACE_FACE,
+      principal,
+      transport: caller.transport,
+      // JSON-RPC calls are distinct calls: only an explicit key de-duplicates (docs/decisions-ws.md).
+      idempotencyKey: controls.idempotencyKey ?? `hyperspace:${request.id}`,
+      ...(controls.timeoutMs === undefined ? {} : { timeoutMs: controls.timeoutMs }),
+    };
+    if (id !== undefined && (controls.stream ?? isStreamVerb(runtime, verb))) {
+      return streamCall(runtime, request, context, caller, id);
+    }
+    const { envelope: answer } = await runtime.invoke(
+      request,
+      context,
+      isNotification ? {} : { signal: caller.signal },
+    );
+    return resultOf(answer);
+  };
+}
