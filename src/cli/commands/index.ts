@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
 import type { CommandOutcome } from '../main.js';
+import { registerNodeCommands } from '../node-commands.js';
 import { registerCanonicalize } from './canonicalize.js';
 import { registerDemo } from './demo.js';
 import { registerHash } from './hash.js';
@@ -18,4 +19,5 @@ export function registerCommands(program: Command, io: CliIo, outcome: CommandOu
   registerSign(program, io);
   registerVerify(program, io, outcome);
   registerDemo(program, io);
+  registerNodeCommands(program, io, outcome);
 }

@@ -1,0 +1,144 @@
+/**
+ * `plexus start [--config plexus.yaml] [--data DIR] [--port 3100] [--host 127.0.0.1] [--dev]
+ * [--demo] [--memory] [--drain-ms N] [--verbose]`: runs a node until SIGTERM or SIGINT, then
+ * drains in-flight jobs (up to the drain bound) and exits 0.
+ *
+ * The first line printed is `plexus node <did> listening on <url>`; with `--port 0` it names
+ * the port actually bound, so scripts and tests can read it.
+ */
+import { access } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { PlexusError } from '../../core/errors.js';
+import {
+  DEFAULT_CONFIG_FILE,
+  DEMO_VERBS,
+  createNode,
+  loadNodeConfig,
+  nodeInitFromConfig,
+  type NodeConfig,
+  type NodeInit,
+} from '../../node/index.js';
+import { cliLogger } from '../cli-logger.js';
+import type { CliIo } from '../io.js';
+import { shutdownOnSignals } from '../signals.js';
+
+/** The flags of `plexus start`. */
+export interface StartOptions {
+  readonly config?: string;
+  readonly data?: string;
+  readonly port?: string;
+  readonly host?: string;
+  readonly dev?: boolean;
+  readonly demo?: boolean;
+  readonly memory?: boolean;
+  readonly drainMs?: string;
+  readonly verbose?: boolean;
+}
+
+function wholeNumber(flag: string, value: string, max: number): number {
+  if (!/^\d+$/.test(value) || Number(value) > max) {
+    throw new PlexusError(
+      'INVALID_PARAMS',
+      `${flag} must be a whole number from 0 to ${max}, got ${JSON.stringify(value)}`,
+    );
+  }
+  return Number(value);
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The configuration `start` runs with: `--config FILE` (which must exist), else
+ * `./plexus.yaml` when present, else none.
+ */
+export async function startConfig(io: CliIo, config: string | undefined): Promise<NodeConfig> {
+  if (config !== undefined) return loadNodeConfig(resolve(io.cwd, config));
+  const fallback = resolve(io.cwd, DEFAULT_CONFIG_FILE);
+  return (await exists(fallback)) ? loadNodeConfig(fallback) : {};
+}
+
+/** The node options of `start`: the configuration with the flags on top. */
+export function startNodeInit(io: CliIo, config: NodeConfig, opts: StartOptions): NodeInit {
+  const flags: { -readonly [K in keyof NodeInit]: NodeInit[K] } = {};
+  if (opts.data !== undefined) flags.dataDir = resolve(io.cwd, opts.data);
+  if (opts.port !== undefined) flags.port = wholeNumber('--port', opts.port, 65_535);
+  if (opts.host !== undefined) flags.host = opts.host;
+  if (opts.dev === true) flags.dev = true;
+  if (opts.demo === true) flags.demo = true;
+  if (opts.memory === true) flags.store = 'memory';
+  if (opts.drainMs !== undefined) flags.drainMs = wholeNumber('--drain-ms', opts.drainMs, 3_600_000);
+  const init = nodeInitFromConfig(config, flags);
+  return { ...init, dataDir: resolve(io.cwd, init.dataDir ?? '.plexus') };
+}
+
+/**
+ * Starts a node, prints where it listens, waits for `shutdown`, then stops it.
+ *
+ * @throws PlexusError for a bad configuration or when the node cannot start.
+ */
+export async function runStart(io: CliIo, opts: StartOptions, shutdown: Promise<string>): Promise<void> {
+  const config = await startConfig(io, opts.config);
+  const init = startNodeInit(io, config, opts);
+  const node = createNode({ ...init, logger: cliLogger(io, opts.verbose === true) });
+  await node.start();
+  const say = (text = ''): void => {
+    io.stdout(`${text}\n`);
+  };
+  const ws = node.url.replace(/^http/, 'ws');
+  say(`plexus node ${node.nodeId} listening on ${node.url}`);
+  say(`  data    ${node.dataDir} (${init.store === 'memory' ? 'in-memory event log' : 'SQLite event log'})`);
+  say(`  auth    ${node.auth.reason}`);
+  if (node.auth.required) say(`          token: plexus token issue --data ${node.dataDir} --subject me`);
+  say(`  faces   ESRP POST ${node.url}/v1/execute and /v1/jobs · Emergence POST ${node.url}/emergence`);
+  say(`          discovery GET ${node.url}/agents · WebSocket JSON-RPC ${ws}/rpc · GET ${node.url}/healthz`);
+  const demo = init.demo ?? false;
+  const shown = DEMO_VERBS.filter((v) => demo === true || (Array.isArray(demo) && demo.includes(v.agent)));
+  if (shown.length > 0) {
+    say('  demo agents:');
+    for (const v of shown) say(`    ${v.verb.padEnd(15)} ${v.summary}  e.g. ${JSON.stringify(v.example)}`);
+    const example = shown.find((v) => v.verb === 'math.evaluate') ?? shown[0];
+    if (example !== undefined) {
+      say(
+        `  try     plexus call ${example.verb} --node ${node.url} --data '${JSON.stringify(example.example)}'`,
+      );
+    }
+  }
+  say('press Ctrl-C to stop');
+  const signal = await shutdown;
+  const drainMs = init.drainMs ?? 10_000;
+  io.stderr(`plexus: ${signal}: stopping; draining in-flight jobs for up to ${drainMs} ms\n`);
+  await node.stop({ drainMs });
+  io.stderr('plexus: stopped\n');
+}
+
+/** Adds `start` to the program. */
+export function registerStart(program: Command, io: CliIo): void {
+  program
+    .command('start')
+    .description('run a Plexus node (HTTP, ESRP, Emergence, WebSocket JSON-RPC on one port) until SIGTERM')
+    .option('-c, --config <file>', `the configuration file (default: ./${DEFAULT_CONFIG_FILE} when present)`)
+    .option('--data <dir>', 'the data directory (key, event log, artifacts)', undefined)
+    .option('-p, --port <port>', 'the port; 0 picks a free one (default 3100)')
+    .option('--host <host>', 'the listen address; not loopback needs TLS (default 127.0.0.1)')
+    .option('--dev', 'dev mode: on loopback, requests need no credentials')
+    .option('--demo', 'register the demo agents (echo, summariser, evaluator, slow job)')
+    .option('--memory', 'keep the event log in memory (nothing survives a restart)')
+    .option('--drain-ms <ms>', 'at shutdown, how long to let in-flight jobs finish (default 10000)')
+    .option('-v, --verbose', 'log node events on stderr')
+    .action(async (opts: StartOptions) => {
+      const shutdown = shutdownOnSignals();
+      try {
+        await runStart(io, opts, shutdown.requested);
+      } finally {
+        shutdown.dispose();
+      }
+    });
+}

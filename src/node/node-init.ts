@@ -1,0 +1,145 @@
+/**
+ * The options of a node: what `createNode` takes, the defaults, how a `plexus.yaml`
+ * configuration and command-line flags combine into them, and the checks made before
+ * anything is opened (including D14: TLS on any non-loopback listener).
+ */
+import { resolve } from 'node:path';
+import { PlexusError } from '../core/errors.js';
+import type { AgentDefinition } from '../runtime/index.js';
+import { isLoopbackHost, type ApiKeyEntry } from '../security/index.js';
+import type { FaceLogger } from '../transports/face-components.js';
+import type { NodeConfig, NodeStoreKind, PeerConfig, TlsConfig } from './config.js';
+
+/** The default port (D15). */
+export const DEFAULT_PORT = 3100;
+/** The default listen address: loopback only. */
+export const DEFAULT_HOST = '127.0.0.1';
+/** The default data directory, relative to the working directory. */
+export const DEFAULT_DATA_DIR = '.plexus';
+/** The default largest request body: 1 MiB. */
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+/** The default bound on draining in-flight jobs at stop, ms. */
+export const DEFAULT_DRAIN_MS = 10_000;
+
+/** Options of {@link createNode}. */
+export interface NodeInit {
+  /** The data directory (created if missing; holds node.key, events.db, artifacts/, projections/). @default ./.plexus */
+  readonly dataDir?: string;
+  /** The event log backend. @default 'sqlite' */
+  readonly store?: NodeStoreKind;
+  /** The listen address. A non-loopback address needs `tls` (D14). @default '127.0.0.1' */
+  readonly host?: string;
+  /** The port; 0 picks a free one (read it from `node.port` after start). @default 3100 */
+  readonly port?: number;
+  /** Dev mode: on a loopback address, requests without credentials are allowed (D14). @default false */
+  readonly dev?: boolean;
+  /** Register the demo agents (echo, summariser, evaluator, slow job), or those listed by id. @default false */
+  readonly demo?: boolean | readonly string[];
+  /** More agents to host. @default [] */
+  readonly agents?: readonly AgentDefinition[];
+  /** API keys accepted as bearer credentials (their SHA-256 only). @default [] */
+  readonly apiKeys?: readonly ApiKeyEntry[];
+  /** Peer nodes whose agents this node can call (a peer's `did` also admits its calls). @default [] */
+  readonly peers?: readonly PeerConfig[];
+  /**
+   * Peer nodes (did:key or PeerId) whose signed calls to `POST /v1/peer/invoke` are admitted,
+   * beside the `did`s of `peers`. When neither names any, a signed call must also carry a
+   * bearer credential this node accepts (any caller in dev mode).
+   * @default []
+   */
+  readonly trustedPeers?: readonly string[];
+  /** How often peers' agent lists are polled, ms. @default 10000 */
+  readonly peerPollMs?: number;
+  /** The largest request body, bytes. @default 1048576 */
+  readonly bodyLimitBytes?: number;
+  /** The timeout of a request that names none, ms. @default 30000 */
+  readonly defaultTimeoutMs?: number;
+  /** How long `stop()` waits for in-flight jobs before cancelling them, ms. @default 10000 */
+  readonly drainMs?: number;
+  /** TLS certificate and key files (PEM): the node then listens on HTTPS / WSS. */
+  readonly tls?: TlsConfig;
+  /** Where the node and its faces log. @default silentLogger */
+  readonly logger?: FaceLogger;
+}
+
+/** The node's options with every default filled in. */
+export interface ResolvedNodeInit {
+  readonly dataDir: string;
+  readonly store: NodeStoreKind;
+  readonly host: string;
+  readonly port: number;
+  readonly dev: boolean;
+  readonly demo: boolean | readonly string[];
+  readonly bodyLimitBytes: number;
+  readonly drainMs: number;
+}
+
+/**
+ * The node options a configuration file gives, with `overrides` (command-line flags) on top.
+ * Fields absent from both keep the node's defaults.
+ */
+export function nodeInitFromConfig(config: NodeConfig, overrides: NodeInit = {}): NodeInit {
+  const fromConfig: { -readonly [K in keyof NodeInit]: NodeInit[K] } = {};
+  if (config.data !== undefined) fromConfig.dataDir = config.data;
+  if (config.store !== undefined) fromConfig.store = config.store;
+  if (config.host !== undefined) fromConfig.host = config.host;
+  if (config.port !== undefined) fromConfig.port = config.port;
+  if (config.dev !== undefined) fromConfig.dev = config.dev;
+  if (config.demo !== undefined) fromConfig.demo = config.demo;
+  if (config.auth?.apiKeys !== undefined) fromConfig.apiKeys = config.auth.apiKeys;
+  if (config.peers !== undefined) fromConfig.peers = config.peers;
+  if (config.auth?.trustedPeers !== undefined) fromConfig.trustedPeers = config.auth.trustedPeers;
+  if (config.peerPollMs !== undefined) fromConfig.peerPollMs = config.peerPollMs;
+  if (config.limits?.bodyLimitBytes !== undefined) fromConfig.bodyLimitBytes = config.limits.bodyLimitBytes;
+  if (config.limits?.defaultTimeoutMs !== undefined)
+    fromConfig.defaultTimeoutMs = config.limits.defaultTimeoutMs;
+  if (config.drainMs !== undefined) fromConfig.drainMs = config.drainMs;
+  if (config.tls !== undefined) fromConfig.tls = config.tls;
+  return { ...fromConfig, ...overrides };
+}
+
+/**
+ * Checks the options that can be checked before anything is opened: port, body limit,
+ * drain bound, and D14 (TLS on any non-loopback listener).
+ *
+ * @throws PlexusError `INVALID_PARAMS` naming the option.
+ */
+export function resolveNodeInit(init: NodeInit, cwd: string = process.cwd()): ResolvedNodeInit {
+  const host = init.host ?? DEFAULT_HOST;
+  const port = init.port ?? DEFAULT_PORT;
+  if (!Number.isSafeInteger(port) || port < 0 || port > 65_535) {
+    throw new PlexusError(
+      'INVALID_PARAMS',
+      `port must be a whole number from 0 to 65535, got ${String(port)}`,
+    );
+  }
+  const bodyLimitBytes = init.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  if (!Number.isSafeInteger(bodyLimitBytes) || bodyLimitBytes < 1) {
+    throw new PlexusError(
+      'INVALID_PARAMS',
+      `bodyLimitBytes must be a whole number ≥ 1, got ${String(bodyLimitBytes)}`,
+    );
+  }
+  const drainMs = init.drainMs ?? DEFAULT_DRAIN_MS;
+  if (!Number.isSafeInteger(drainMs) || drainMs < 0) {
+    throw new PlexusError('INVALID_PARAMS', `drainMs must be a whole number ≥ 0, got ${String(drainMs)}`);
+  }
+  if (!isLoopbackHost(host) && init.tls === undefined) {
+    throw new PlexusError(
+      'INVALID_PARAMS',
+      `refusing to listen on ${host === '' ? 'all interfaces' : host} without TLS: a non-loopback listener needs HTTPS (D14). ` +
+        'Set tls.cert and tls.key in plexus.yaml, or listen on 127.0.0.1.',
+      { details: { field: 'tls' } },
+    );
+  }
+  return {
+    dataDir: resolve(cwd, init.dataDir ?? DEFAULT_DATA_DIR),
+    store: init.store ?? 'sqlite',
+    host,
+    port,
+    dev: init.dev ?? false,
+    demo: init.demo ?? false,
+    bodyLimitBytes,
+    drainMs,
+  };
+}

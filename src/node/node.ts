@@ -1,0 +1,330 @@
+/**
+ * `createNode`: assembles a Plexus node from its parts — data directory, node key, event log,
+ * artifact store, runtime (with agents and the peer client), authenticator, and one fastify
+ * server carrying every face (D15) — and runs its lifecycle: `start()` listens, `stop()`
+ * drains in-flight jobs up to a bound and closes everything.
+ */
+import { mkdir, readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { PlexusError, toPlexusError } from '../core/errors.js';
+import { createRuntime, type Runtime } from '../runtime/index.js';
+import { authenticator, authPolicy, envelopeVerifier, type AuthPolicy } from '../security/index.js';
+import {
+  fileArtifactStore,
+  fileSnapshotStore,
+  memoryArtifactStore,
+  memoryEventLog,
+  sqliteEventLog,
+  type ArtifactStore,
+  type EventLog,
+  type SnapshotStore,
+} from '../store/index.js';
+import { silentLogger, type FaceComponents } from '../transports/face-components.js';
+import { registerHttpFaces } from '../transports/http/index.js';
+import {
+  peerDirectory,
+  peerRemoteInvoker,
+  registerPeerRoutes,
+  type PeerDirectory,
+} from '../transports/peer/index.js';
+import { attachWsJsonRpc } from '../transports/ws-jsonrpc/index.js';
+import type { TlsConfig } from './config.js';
+import { resolveNodeInit, type NodeInit } from './node-init.js';
+import { demoAgents } from './demo-agents.js';
+import { loadOrCreateNodeKey, type NodeKey } from './node-key.js';
+
+/** How long `stop()` waits for open HTTP connections after the drain before cutting them, ms. */
+const CONNECTION_GRACE_MS = 2_000;
+
+/** Options of {@link Node.stop}. */
+export interface NodeStopOptions {
+  /** Overrides the node's `drainMs`. */
+  readonly drainMs?: number;
+}
+
+/** A running (or runnable) Plexus node. */
+export interface Node {
+  /** Opens the data directory, log and key, starts the runtime and listens. Idempotent. */
+  start(): Promise<void>;
+  /**
+   * Stops accepting requests, lets in-flight jobs finish for up to `drainMs` (then cancels
+   * them), closes connections, the log and the stores. Safe to call twice.
+   */
+  stop(options?: NodeStopOptions): Promise<void>;
+  /** The base URL (`http://127.0.0.1:3100`). @throws PlexusError `UNAVAILABLE` before start. */
+  readonly url: string;
+  /** The port actually bound. @throws PlexusError `UNAVAILABLE` before start. */
+  readonly port: number;
+  /** The node's did:key. @throws PlexusError `UNAVAILABLE` before start. */
+  readonly nodeId: string;
+  /** The runtime. @throws PlexusError `UNAVAILABLE` before start. */
+  readonly runtime: Runtime;
+  /** The event log. @throws PlexusError `UNAVAILABLE` before start. */
+  readonly log: EventLog;
+  /** Whether requests need credentials, and why. */
+  readonly auth: AuthPolicy;
+  /** The data directory, absolute. */
+  readonly dataDir: string;
+  /** True when the node listens on HTTPS. */
+  readonly tls: boolean;
+}
+
+function urlHost(host: string): string {
+  if (host === '' || host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+async function readTls(tls: TlsConfig): Promise<{ cert: Buffer; key: Buffer }> {
+  const read = async (path: string, what: string): Promise<Buffer> => {
+    try {
+      return await readFile(path);
+    } catch (cause) {
+      throw new PlexusError(
+        'INVALID_PARAMS',
+        `cannot read the TLS ${what} ${path}: ${toPlexusError(cause).message}`,
+        {
+          cause,
+          details: { field: `tls.${what}` },
+        },
+      );
+    }
+  };
+  return { cert: await read(tls.cert, 'cert'), key: await read(tls.key, 'key') };
+}
+
+async function listen(app: FastifyInstance, host: string, port: number): Promise<void> {
+  try {
+    await app.listen({ host, port });
+  } catch (cause) {
+    const code = (cause as { code?: unknown }).code;
+    const where = `${host}:${port}`;
+    const reason =
+      code === 'EADDRINUSE'
+        ? `${where} is already in use (another node?); pass another --port, or --port 0 for a free one`
+        : code === 'EACCES'
+          ? `permission denied to listen on ${where}; use a port above 1023`
+          : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND'
+            ? `${host} is not an address of this machine`
+            : undefined;
+    if (reason === undefined) throw cause;
+    throw new PlexusError('UNAVAILABLE', `cannot listen: ${reason}`, { cause, retryable: false });
+  }
+}
+
+interface Running {
+  readonly key: NodeKey;
+  readonly log: EventLog;
+  readonly artifacts: ArtifactStore;
+  readonly runtime: Runtime;
+  readonly app: FastifyInstance;
+  readonly ws: { close(): Promise<void> };
+  readonly directory: PeerDirectory | undefined;
+  readonly url: string;
+  readonly port: number;
+}
+
+/**
+ * Creates a node. Nothing is opened until `start()`.
+ *
+ * @throws PlexusError `INVALID_PARAMS` for a bad option, including a non-loopback `host`
+ *   without `tls` (D14).
+ * @example
+ * const node = createNode({ dataDir: './.plexus', port: 0, dev: true, demo: true });
+ * await node.start();
+ * const health = await fetch(`${node.url}/healthz`);
+ * await node.stop();
+ */
+export function createNode(init: NodeInit = {}): Node {
+  const options = resolveNodeInit(init);
+  const logger = init.logger ?? silentLogger;
+  const policy = authPolicy({ host: options.host, dev: options.dev });
+  let running: Running | undefined;
+  let draining = false;
+  let starting: Promise<void> | undefined;
+  let stopping: Promise<void> | undefined;
+
+  const need = (): Running => {
+    if (running === undefined)
+      throw new PlexusError('UNAVAILABLE', 'the node is not started; call start() first');
+    return running;
+  };
+
+  const open = async (): Promise<Running> => {
+    await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
+    const key = await loadOrCreateNodeKey(options.dataDir);
+    const nodeId = key.identity.did;
+    const sqlite = options.store === 'sqlite';
+    const log = sqlite ? sqliteEventLog({ dir: options.dataDir }) : memoryEventLog();
+    const artifacts = sqlite ? fileArtifactStore({ dir: options.dataDir }) : memoryArtifactStore();
+    const snapshots: SnapshotStore | undefined = sqlite
+      ? fileSnapshotStore({ dir: options.dataDir })
+      : undefined;
+    const tls = init.tls === undefined ? undefined : await readTls(init.tls);
+    const cleanup: (() => Promise<void>)[] = [];
+    try {
+      await log.start();
+      cleanup.push(() => log.stop());
+      await artifacts.start();
+      cleanup.push(() => artifacts.stop());
+      const verifier = envelopeVerifier();
+      const peers = init.peers ?? [];
+      // The invoker asks the directory which peer owns a card; the directory needs the
+      // runtime's registry: the directory is created right after the runtime.
+      let directory: PeerDirectory | undefined;
+      const remote =
+        peers.length === 0
+          ? undefined
+          : peerRemoteInvoker({
+              key: key.key,
+              peers: { peerFor: (card) => directory?.peerFor(card) },
+              logger,
+            });
+      const demo = options.demo === false ? [] : demoAgents(options.demo === true ? undefined : options.demo);
+      const agents = [...demo, ...(init.agents ?? [])];
+      const runtime = createRuntime({
+        log,
+        nodeId,
+        agents,
+        verifier,
+        requireAuth: policy.required,
+        ...(remote === undefined ? {} : { remote }),
+        ...(snapshots === undefined ? {} : { snapshots }),
+        ...(init.defaultTimeoutMs === undefined ? {} : { defaultTimeoutMs: init.defaultTimeoutMs }),
+      });
+      if (peers.length > 0) {
+        directory = peerDirectory({
+          peers,
+          runtime,
+          logger,
+          ...(init.peerPollMs === undefined
+            ? {}
+            : { intervalMs: init.peerPollMs, maxIntervalMs: Math.max(init.peerPollMs * 8, 1000) }),
+        });
+      }
+      await runtime.start();
+      cleanup.push(() => runtime.stop({ drainMs: 0 }));
+      const auth = authenticator({
+        jwt: { issuerKeys: [key.key] },
+        ...(init.apiKeys === undefined || init.apiKeys.length === 0
+          ? {}
+          : { apiKeys: { keys: init.apiKeys } }),
+        allowAnonymous: !policy.required,
+      });
+      const components: FaceComponents = { runtime, log, artifacts, auth, verifier, nodeId, logger };
+      const app = Fastify({
+        bodyLimit: options.bodyLimitBytes,
+        logger: false,
+        forceCloseConnections: 'idle',
+        return503OnClosing: true,
+        ...(tls === undefined ? {} : { https: tls }),
+      }) as unknown as FastifyInstance;
+      cleanup.push(() => app.close());
+      await registerHttpFaces(app, components, {
+        bodyLimitBytes: options.bodyLimitBytes,
+        ready: () => !draining,
+      });
+      const trusted = [
+        ...(init.trustedPeers ?? []),
+        ...peers.flatMap((p) => (p.did === undefined ? [] : [p.did])),
+      ];
+      await registerPeerRoutes(app, components, {
+        bodyLimit: options.bodyLimitBytes,
+        ...(trusted.length === 0 ? {} : { trustedPeers: trusted }),
+      });
+      const ws = attachWsJsonRpc(app.server, components, {
+        maxMessageBytes: options.bodyLimitBytes,
+      });
+      cleanup.push(() => ws.close());
+      await listen(app, options.host, options.port);
+      const port = (app.server.address() as AddressInfo).port;
+      const url = `${tls === undefined ? 'http' : 'https'}://${urlHost(options.host)}:${port}`;
+      if (directory !== undefined) {
+        await directory.start();
+        const started = directory;
+        cleanup.push(() => started.stop());
+      }
+      logger.info({ nodeId, url, auth: policy.required ? 'on' : 'off' }, 'plexus node started');
+      return { key, log, artifacts, runtime, app, ws, directory, url, port };
+    } catch (error) {
+      for (const undo of cleanup.reverse()) await undo().catch(() => undefined);
+      throw toPlexusError(error);
+    }
+  };
+
+  const close = async (r: Running, drainMs: number): Promise<void> => {
+    await r.directory?.stop().catch(() => undefined);
+    // Stop listening at once (new requests on open connections get 503), drain the jobs,
+    // then close the sockets that are still open.
+    draining = true;
+    const closing = r.app.close();
+    await r.runtime.stop({ drainMs });
+    await r.ws.close().catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<boolean>(
+      (done) =>
+        (timer = setTimeout(() => {
+          done(false);
+        }, CONNECTION_GRACE_MS)),
+    );
+    const closed = await Promise.race([closing.then(() => true), graceOver]);
+    clearTimeout(timer);
+    if (!closed) r.app.server.closeAllConnections();
+    await closing.catch(() => undefined);
+    await r.artifacts.stop().catch(() => undefined);
+    await r.log.stop();
+    logger.info({ nodeId: r.key.identity.did }, 'plexus node stopped');
+  };
+
+  const node: Node = {
+    async start(): Promise<void> {
+      if (stopping !== undefined) await stopping;
+      if (running !== undefined) return;
+      if (starting !== undefined) return starting;
+      starting = (async () => {
+        try {
+          running = await open();
+        } finally {
+          starting = undefined;
+        }
+      })();
+      return starting;
+    },
+    async stop(stopOptions: NodeStopOptions = {}): Promise<void> {
+      if (starting !== undefined) await starting.catch(() => undefined);
+      if (stopping !== undefined) return stopping;
+      const r = running;
+      if (r === undefined) return;
+      stopping = (async () => {
+        try {
+          await close(r, stopOptions.drainMs ?? options.drainMs);
+        } finally {
+          running = undefined;
+          stopping = undefined;
+          draining = false;
+        }
+      })();
+      return stopping;
+    },
+    get url() {
+      return need().url;
+    },
+    get port() {
+      return need().port;
+    },
+    get nodeId() {
+      return need().key.identity.did;
+    },
+    get runtime() {
+      return need().runtime;
+    },
+    get log() {
+      return need().log;
+    },
+    auth: policy,
+    dataDir: options.dataDir,
+    tls: init.tls !== undefined,
+  };
+  return node;
+}
