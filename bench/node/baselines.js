@@ -1,0 +1,91 @@
+// The baseline subjects of bench/node.bench.js: each server runs in its own child process on
+// 127.0.0.1, port 0, and every face echoes the same small JSON payload, so the rows differ
+// only in the stack that carries it.
+import { Role } from '@a2a-js/sdk';
+import { startServerProcess } from './server-process.js';
+
+const server = (/** @type {string} */ file) => new URL(`./servers/${file}`, import.meta.url);
+
+/**
+ * The payload every face echoes: ~30 bytes of JSON, different for every request index so that
+ * no layer can answer from a cache (Plexus deduplicates identical ESRP requests, D5).
+ * @param {number} i
+ */
+export const payload = (i) => ({ text: 'hello, plexus', n: i });
+
+/** The MCP server modes measured (see servers/mcp-echo.js): [argv mode, row name, note]. */
+const MCP_MODES = [
+  [
+    'stateful',
+    'MCP SDK, stateful, SSE replies',
+    'session per client (initialize once); each tools/call answered on an SSE stream (simpleStreamableHttp example)',
+  ],
+  [
+    'stateful-json',
+    'MCP SDK, stateful, JSON replies',
+    'session per client; `enableJsonResponse: true` (jsonResponseStreamableHttp example)',
+  ],
+  [
+    'stateless',
+    'MCP SDK, stateless',
+    "a fresh McpServer + transport per POST (the SDK server guide's minimal server)",
+  ],
+];
+
+/** Row names of the MCP SDK subjects: the 20x target compares against the fastest of them. */
+export const MCP_NAMES = MCP_MODES.map(([, name]) => name);
+
+/** @type {import('./load.js').Subject[]} */
+export const subjects = [
+  {
+    name: 'node:http echo',
+    start: () => startServerProcess(server('http-echo.js')),
+    client: 'http',
+    path: '/',
+    makeRequest: payload,
+  },
+  {
+    name: 'ws JSON-RPC echo',
+    start: () => startServerProcess(server('ws-echo.js')),
+    client: 'ws-jsonrpc',
+    path: '/',
+    makeRequest: (i) => ({ method: 'echo', params: payload(i) }),
+  },
+  ...MCP_MODES.map(([mode, name, note]) => ({
+    name,
+    start: () => startServerProcess(server('mcp-echo.js'), [mode]),
+    client: /** @type {const} */ ('mcp-sdk'),
+    path: '/mcp',
+    makeRequest: (/** @type {number} */ i) => ({ name: 'echo', arguments: payload(i) }),
+    note,
+  })),
+  {
+    name: 'A2A SDK, JSON-RPC SendMessage',
+    start: () => startServerProcess(server('a2a-echo.js')),
+    client: 'a2a-sdk',
+    path: '/',
+    makeRequest: (i) => ({
+      tenant: '',
+      message: {
+        messageId: `bench-${i}`,
+        contextId: '',
+        taskId: '',
+        role: Role.ROLE_USER,
+        parts: [
+          {
+            content: { $case: 'text', value: JSON.stringify(payload(i)) },
+            metadata: undefined,
+            filename: '',
+            mediaType: '',
+          },
+        ],
+        metadata: undefined,
+        extensions: [],
+        referenceTaskIds: [],
+      },
+      configuration: undefined,
+      metadata: undefined,
+    }),
+    note: 'echo AgentExecutor publishing one Message; stock ClientFactory client',
+  },
+];
