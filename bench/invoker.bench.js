@@ -51,16 +51,23 @@ const requestOf = (i) => ({
   data: { text: `hello ${i}` },
 });
 
+/** CPU time (user + system, all threads) per call of the last {@link drive}, in µs. */
+let lastCpuPerCall = 0;
+
 /** Runs `call(i)` N times from CALLERS concurrent callers; returns ops/s. */
 async function drive(call) {
   let next = 0;
+  const cpu = process.cpuUsage();
   const start = process.hrtime.bigint();
   await Promise.all(
     Array.from({ length: CALLERS }, async () => {
       while (next < N) await call(next++);
     }),
   );
-  return (N * 1e9) / Number(process.hrtime.bigint() - start);
+  const ops = (N * 1e9) / Number(process.hrtime.bigint() - start);
+  const used = process.cpuUsage(cpu);
+  lastCpuPerCall = (used.user + used.system) / N;
+  return ops;
 }
 
 async function runtimeOn(makeLog) {
@@ -102,10 +109,14 @@ const subjects = {
 };
 
 const samples = Object.fromEntries(Object.keys(subjects).map((name) => [name, []]));
+const cpuSamples = Object.fromEntries(Object.keys(subjects).map((name) => [name, []]));
 await subjects['runtime.invoke, memory log'](); // warm-up
 for (let r = 0; r < ROUNDS; r++) {
   const names = r % 2 === 0 ? Object.keys(subjects) : Object.keys(subjects).reverse();
-  for (const name of names) samples[name].push(await subjects[name]());
+  for (const name of names) {
+    samples[name].push(await subjects[name]());
+    cpuSamples[name].push(lastCpuPerCall);
+  }
 }
 const results = Object.fromEntries(Object.entries(samples).map(([name, xs]) => [name, median(xs)]));
 report(`invoker pipeline, ${CALLERS} concurrent callers, ${N} sync invocations per round`, results, {
@@ -115,3 +126,7 @@ report(`invoker pipeline, ${CALLERS} concurrent callers, ${N} sync invocations p
   pass: (ratio) => ratio >= 0.3,
 });
 for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+// CPU per call is steadier than ops/s on a shared machine (other processes take the cores).
+for (const [name, xs] of Object.entries(cpuSamples)) {
+  console.log(`cpu per call, ${name}: ${median(xs).toFixed(1)} µs (median of ${ROUNDS})`);
+}

@@ -16,7 +16,11 @@ import type { JsonValue } from '../core/json.js';
 import type { Job, JobState } from '../core/records/job.js';
 import type { EventInput } from '../store/event-log.js';
 import type { InvocationMode, Principal } from './context.js';
+import { LazyAbort, signalSource, type AbortSource } from './lazy-abort.js';
 import type { Resolution } from './router.js';
+
+/** Where {@link newActiveJob} keeps a job's lazy abort source. */
+const JOB_ABORT = Symbol('plexus.runtime.jobAbort');
 
 /** How a job ended. */
 export interface JobOutcome {
@@ -87,50 +91,108 @@ export interface ActiveJobInit {
 
 /** Creates an {@link ActiveJob} (not yet registered, not yet accepted). */
 export function newActiveJob(init: ActiveJobInit): ActiveJob {
-  let settle: (outcome: JobOutcome) => void = () => undefined;
-  const done = new Promise<JobOutcome>((resolve) => {
-    settle = resolve;
-  });
-  let markWritten: (ok: boolean) => void = () => undefined;
-  const written = new Promise<boolean>((resolve) => {
-    markWritten = resolve;
-  });
-  let markAccepted: (ok: boolean) => void = () => undefined;
-  const acceptance = new Promise<boolean>((resolve) => {
-    markAccepted = resolve;
-  });
-  // Fields listed one by one: spreading `init` into this literal costs V8 its slow path (~10x).
-  const job: ActiveJob = {
-    id: init.id,
-    request: init.request,
-    principal: init.principal,
-    mode: init.mode,
-    key: init.key,
-    payloadHash: init.payloadHash,
-    timeoutMs: init.timeoutMs,
-    deadlineAt: init.deadlineAt,
-    resolution: init.resolution,
-    state: init.state ?? 'SUBMITTED',
-    attempts: init.attempts ?? 0,
-    controller: new AbortController(),
-    accepted: false,
-    acceptance,
-    markAccepted: (ok) => {
-      if (ok) (job as { accepted: boolean }).accepted = true;
-      markAccepted(ok);
-    },
-    held: undefined,
-    written,
-    markWritten: (ok) => {
-      markWritten(ok);
-    },
-    done,
-    settle: (outcome) => {
-      settle(outcome);
-    },
-    dispatched: false,
-  };
-  return job;
+  return new EngineJob(init);
+}
+
+/** A boolean settled once (the first `set` wins), with its promise made only when read. */
+class LazyFlag {
+  #value: boolean | undefined;
+  #promise: Promise<boolean> | undefined;
+  #resolve: ((value: boolean) => void) | undefined;
+
+  promise(): Promise<boolean> {
+    if (this.#promise === undefined) {
+      const value = this.#value;
+      this.#promise =
+        value === undefined
+          ? new Promise<boolean>((resolve) => {
+              this.#resolve = resolve;
+            })
+          : Promise.resolve(value);
+    }
+    return this.#promise;
+  }
+
+  set(value: boolean): void {
+    if (this.#value !== undefined) return;
+    this.#value = value;
+    this.#resolve?.(value);
+    this.#resolve = undefined;
+  }
+}
+
+/**
+ * The engine's job: a class, so every job shares one shape and its methods and the lazy
+ * `controller` getter live on the prototype (an object literal with a getter takes V8's
+ * slow literal path).
+ */
+class EngineJob implements ActiveJob {
+  readonly id: string;
+  readonly request: Envelope;
+  readonly principal: Principal | undefined;
+  readonly mode: InvocationMode;
+  readonly key: string;
+  readonly payloadHash: string;
+  readonly timeoutMs: number;
+  readonly deadlineAt: number;
+  readonly resolution: Resolution;
+  state: JobState;
+  attempts: number;
+  declare retryReason?: string;
+  accepted = false;
+  held: EventInput[] | undefined = undefined;
+  readonly done: Promise<JobOutcome>;
+  declare timer?: NodeJS.Timeout;
+  dispatched = false;
+  readonly [JOB_ABORT]: LazyAbort = new LazyAbort();
+  // `acceptance` and `written` are rarely awaited (async jobs, duplicates, progress), so
+  // their promises are made on first read; the first mark wins either way.
+  readonly #acceptance = new LazyFlag();
+  readonly #written = new LazyFlag();
+  #settle: (outcome: JobOutcome) => void = () => undefined;
+
+  constructor(init: ActiveJobInit) {
+    this.id = init.id;
+    this.request = init.request;
+    this.principal = init.principal;
+    this.mode = init.mode;
+    this.key = init.key;
+    this.payloadHash = init.payloadHash;
+    this.timeoutMs = init.timeoutMs;
+    this.deadlineAt = init.deadlineAt;
+    this.resolution = init.resolution;
+    this.state = init.state ?? 'SUBMITTED';
+    this.attempts = init.attempts ?? 0;
+    this.done = new Promise<JobOutcome>((resolve) => {
+      this.#settle = resolve;
+    });
+  }
+
+  /** Made on first read (see lazy-abort.ts); the engine aborts through `jobAbort(job)`. */
+  get controller(): AbortController {
+    return this[JOB_ABORT].controller;
+  }
+
+  get acceptance(): Promise<boolean> {
+    return this.#acceptance.promise();
+  }
+
+  get written(): Promise<boolean> {
+    return this.#written.promise();
+  }
+
+  markAccepted(ok: boolean): void {
+    if (ok) this.accepted = true;
+    this.#acceptance.set(ok);
+  }
+
+  markWritten(ok: boolean): void {
+    this.#written.set(ok);
+  }
+
+  settle(outcome: JobOutcome): void {
+    this.#settle(outcome);
+  }
 }
 
 /** Takes the job's held events; from then on its events are written as they happen. */
@@ -148,4 +210,25 @@ export function jobEvent(job: ActiveJob, type: string, data: JsonValue): EventIn
     causation: job.id,
     ...(job.request.tenantId === undefined ? {} : { tenant: job.request.tenantId }),
   };
+}
+
+/** How the engine aborts a job and races work against that. */
+export interface JobAbort extends AbortSource {
+  /** Aborts the job's signal (if made) and every listener; the first call wins. */
+  abort(reason: unknown): void;
+}
+
+/**
+ * The abort source of a job: the lazy one of {@link newActiveJob}, else one over the job's
+ * `controller` (a job built some other way).
+ */
+export function jobAbort(job: ActiveJob): JobAbort {
+  const own = (job as { readonly [JOB_ABORT]?: JobAbort })[JOB_ABORT];
+  if (own !== undefined) return own;
+  const controller = job.controller;
+  return Object.assign(signalSource(controller.signal), {
+    abort: (reason: unknown) => {
+      controller.abort(reason);
+    },
+  });
 }

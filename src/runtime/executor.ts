@@ -16,7 +16,8 @@ import { summarizeProblems, problemsDetails, type SchemaValidator } from '../cor
 import { assertPlainJson } from '../store/event-input.js';
 import { runContained } from './containment.js';
 import type { HandlerContext, Principal } from './context.js';
-import { abortError, asError, raceAbort } from './deadline.js';
+import { asError } from './deadline.js';
+import { abortErrorOf, raceAbortSource, signalSource, type AbortSource } from './lazy-abort.js';
 import type { Observer } from './observer.js';
 import type { RemoteInvoker } from './remote.js';
 import type { Candidate } from './router.js';
@@ -79,7 +80,7 @@ async function runLocal(
   components: ExecutorComponents,
   job: ExecutedJob,
   candidate: Candidate,
-  signal: AbortSignal,
+  abort: AbortSource,
 ): Promise<LegResult> {
   const agent = candidate.card.id;
   const supervisor = components.supervisors.get(agent);
@@ -92,14 +93,17 @@ async function runLocal(
   }
   let lease;
   try {
-    lease = supervisor.ready() ?? (await raceAbort(supervisor.acquire(), signal, `job ${job.id}`));
+    lease = supervisor.ready() ?? (await raceAbortSource(supervisor.acquire(), abort, `job ${job.id}`));
   } catch (error) {
     return { agent, ok: false, error: toPlexusError(error) };
   }
   const verb = candidate.capability.verb;
   const handler = lease.handlers[verb];
   const context: HandlerContext = {
-    signal,
+    // read lazily: most handlers never look at their signal, so it is not made for them
+    get signal(): AbortSignal {
+      return abort.signal;
+    },
     jobId: job.id,
     envelope: job.request,
     agentId: agent,
@@ -130,10 +134,10 @@ async function runLocal(
         return Promise.reject(asError(error));
       }
     });
-    const value = await raceAbort(work, signal, `job ${job.id}`);
+    const value = await raceAbortSource(work, abort, `job ${job.id}`);
     return { agent, ok: true, data: checkOutput(components, candidate, value) };
   } catch (error) {
-    if (signal.aborted) return { agent, ok: false, error: abortError(signal, `job ${job.id}`) };
+    if (abort.aborted) return { agent, ok: false, error: abortErrorOf(abort, `job ${job.id}`) };
     if (error instanceof PlexusError) return { agent, ok: false, error };
     supervisor.crashed(lease, error);
     components.observer.event('runtime.handler_crashed', { agent, verb, job: job.id });
@@ -170,7 +174,7 @@ async function runRemote(
   components: ExecutorComponents,
   job: ExecutedJob,
   candidate: Candidate,
-  signal: AbortSignal,
+  abort: AbortSource,
 ): Promise<LegResult> {
   const { card } = candidate;
   const agent = card.id;
@@ -189,9 +193,9 @@ async function runRemote(
   delete forwarded.signature;
   components.remoteLoad.set(agent, (components.remoteLoad.get(agent) ?? 0) + 1);
   try {
-    const answer = await raceAbort(
-      components.remote.invoke(card, forwarded, signal),
-      signal,
+    const answer = await raceAbortSource(
+      components.remote.invoke(card, forwarded, abort.signal),
+      abort,
       `job ${job.id}`,
     );
     if (answer.kind === 'response') {
@@ -207,7 +211,7 @@ async function runRemote(
       ),
     };
   } catch (error) {
-    if (signal.aborted) return { agent, ok: false, error: abortError(signal, `job ${job.id}`) };
+    if (abort.aborted) return { agent, ok: false, error: abortErrorOf(abort, `job ${job.id}`) };
     if (error instanceof PlexusError) return { agent, ok: false, error };
     return {
       agent,
@@ -234,9 +238,19 @@ export function runLeg(
   candidate: Candidate,
   signal: AbortSignal,
 ): Promise<LegResult> {
+  return runLegWith(components, job, candidate, signalSource(signal));
+}
+
+/** {@link runLeg} raced against an {@link AbortSource} (the engine's lazy job abort). Never rejects. */
+export function runLegWith(
+  components: ExecutorComponents,
+  job: ExecutedJob,
+  candidate: Candidate,
+  abort: AbortSource,
+): Promise<LegResult> {
   return candidate.card.origin === 'remote'
-    ? runRemote(components, job, candidate, signal)
-    : runLocal(components, job, candidate, signal);
+    ? runRemote(components, job, candidate, abort)
+    : runLocal(components, job, candidate, abort);
 }
 
 /**

@@ -51,7 +51,7 @@ export function idempotencyIdentity(envelope: Envelope, context: InvocationConte
       },
     );
   }
-  payloadHash ??= sha256Hex(canonicalizeJcs({ to: envelope.to, verb: envelope.verb, data: envelope.data }));
+  payloadHash ??= sha256Hex(canonicalizeJcs({ data: envelope.data, to: envelope.to, verb: envelope.verb }));
   const fromExtension = envelope.extensions?.[ESRP_EXTENSIONS.idempotencyKey];
   const explicitKey =
     context.idempotencyKey ?? (typeof fromExtension === 'string' ? fromExtension : undefined);
@@ -106,8 +106,8 @@ function prune(state: IdempotencyState, now: number): void {
 
 /** Applies one job event to the idempotency state (deterministic: it uses the event's time). */
 export function applyIdempotencyEvent(state: IdempotencyState, event: Event): IdempotencyState {
-  const time = Date.parse(event.time);
   if (event.type === RUNTIME_EVENTS.jobSubmitted) {
+    const time = Date.parse(event.time);
     const d = event.data as unknown as JobSubmittedData;
     if (typeof d.key !== 'string' || typeof d.id !== 'string') return state;
     prune(state, time);

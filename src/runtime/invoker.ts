@@ -102,25 +102,26 @@ function submittedEvent(
   windowMs: number,
 ): EventInput {
   const { request } = job;
-  const data: JobSubmittedData = {
-    id: job.id,
-    verb: request.verb,
-    caller: request.from,
-    payloadHash: identity.payloadHash,
-    key: identity.key,
-    ...(identity.explicitKey === undefined ? {} : { idempotencyKey: identity.explicitKey }),
-    ...(request.tenantId === undefined ? {} : { tenantId: request.tenantId }),
-    correlationId: request.id,
+  // Keys inserted in RFC 8785 order, so the log's canonical form needs no sorted copy.
+  const data: { -readonly [K in keyof JobSubmittedData]?: JobSubmittedData[K] } = {
     at: new Date().toISOString(),
-    mode: job.mode,
-    to: request.to,
-    timeoutMs: job.timeoutMs,
+    caller: request.from,
+    correlationId: request.id,
     deadline: new Date(job.deadlineAt).toISOString(),
-    windowMs: Math.max(windowMs, job.timeoutMs),
-    request,
-    ...(job.principal === undefined ? {} : { principal: job.principal.id }),
     face: context.face,
+    id: job.id,
   };
+  if (identity.explicitKey !== undefined) data.idempotencyKey = identity.explicitKey;
+  data.key = identity.key;
+  data.mode = job.mode;
+  data.payloadHash = identity.payloadHash;
+  if (job.principal !== undefined) data.principal = job.principal.id;
+  data.request = request;
+  if (request.tenantId !== undefined) data.tenantId = request.tenantId;
+  data.timeoutMs = job.timeoutMs;
+  data.to = request.to;
+  data.verb = request.verb;
+  data.windowMs = Math.max(windowMs, job.timeoutMs);
   return {
     type: RUNTIME_EVENTS.jobSubmitted,
     data: data as unknown as JsonValue,

@@ -14,8 +14,8 @@ import type { JsonValue } from '../core/json.js';
 import { isTerminalJobState, type JobState } from '../core/records/job.js';
 import type { EventInput, EventLog } from '../store/event-log.js';
 import type { ProjectionView } from '../store/projection-view.js';
-import { jobEvent, takeHeld, type ActiveJob, type JobOutcome } from './active-job.js';
-import { broadcastOutputs, runLeg, type ExecutorComponents, type ExecutedJob } from './executor.js';
+import { jobAbort, jobEvent, takeHeld, type ActiveJob, type JobOutcome } from './active-job.js';
+import { broadcastOutputs, runLegWith, type ExecutorComponents, type ExecutedJob } from './executor.js';
 import { RUNTIME_EVENTS, type JobStartedData, type RouteKind } from './events.js';
 import type { IdempotencyState } from './idempotency.js';
 import type { JobsState } from './jobs-projection.js';
@@ -148,10 +148,10 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
         outcome.state === 'COMPLETED'
           ? { id: job.id, outputs: outcome.outputs ?? null }
           : {
-              id: job.id,
               error: (
                 outcome.error ?? new PlexusError('INTERNAL', 'no error')
               ).toData() as unknown as JsonValue,
+              id: job.id,
             };
       const extra = runPostEffects(
         components.postEffects,
@@ -226,14 +226,15 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
     const retry = job.state === 'WORKING';
     job.state = 'WORKING';
     job.attempts++;
-    const started: JobStartedData = {
-      id: job.id,
+    // Keys inserted in RFC 8785 order, so the log's canonical form needs no sorted copy.
+    const started: Record<string, unknown> = {
+      agents: targets.map((t) => t.card.id),
       at: new Date().toISOString(),
       attempt: job.attempts,
-      route,
-      agents: targets.map((t) => t.card.id),
-      ...(retry ? { reason: job.retryReason ?? 'the job is run again' } : {}),
+      id: job.id,
     };
+    if (retry) started['reason'] = job.retryReason ?? 'the job is run again';
+    started['route'] = route satisfies JobStartedData['route'];
     write(
       job,
       jobEvent(
@@ -258,9 +259,11 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
           });
       },
     };
-    const signal = job.controller.signal;
+    const abort = jobAbort(job);
     const span = observer.span('runtime.execute', { job: job.id, route, agents: targets.length });
-    const results = await Promise.all(targets.map((t) => runLeg(components.executor, executed, t, signal)));
+    const results = await Promise.all(
+      targets.map((t) => runLegWith(components.executor, executed, t, abort)),
+    );
     const first = results[0];
     if (route === 'broadcast') {
       span.end();
@@ -301,7 +304,7 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
           `job ${job.id} (${job.request.verb}) did not finish within its ${job.timeoutMs} ms deadline`,
           { details: { job: job.id, timeoutMs: job.timeoutMs } },
         );
-        job.controller.abort(error);
+        jobAbort(job).abort(error);
         finish(job, { state: 'FAILED', error, agent: components.nodeId });
       };
       job.timer = setTimeout(timeout, Math.max(0, job.deadlineAt - now()));
@@ -321,7 +324,7 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
       const error = new PlexusError('CANCELLED', `job ${id} was cancelled: ${reason}`, {
         details: { job: id },
       });
-      job.controller.abort(error);
+      jobAbort(job).abort(error);
       finish(job, { state: 'CANCELED', error, agent: components.nodeId });
       return true;
     },

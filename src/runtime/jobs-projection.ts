@@ -102,18 +102,39 @@ function submitted(state: JobsState, event: Event): JobsState {
   return state;
 }
 
-function moved(entry: JobEntry, event: Event, to: JobState, patch: Partial<Mutable<Job>>): JobEntry {
+/**
+ * The entry after a move to `to`: built field by field (no `delete`, no second spread), so
+ * entries keep one fast shape; a finished job drops its request.
+ */
+function moved(
+  entry: JobEntry,
+  event: Event,
+  to: JobState,
+  patch: Partial<Mutable<Job>>,
+  started?: JobStartedData,
+): JobEntry {
   const timing = { ...entry.job.timing, updatedAt: event.time };
   if (to === 'WORKING' && timing.startedAt === undefined) {
     timing.startedAt = claimed((event.data as { at?: unknown } | null)?.at, timing.createdAt, event.time);
   }
-  if (isTerminalJobState(to)) timing.finishedAt = event.time;
+  const terminal = isTerminalJobState(to);
+  if (terminal) timing.finishedAt = event.time;
   const next: Mutable<JobEntry> = {
-    ...entry,
     job: { ...entry.job, ...patch, state: to, timing },
+    mode: entry.mode,
+    to: entry.to,
+    timeoutMs: entry.timeoutMs,
+    key: entry.key,
+    face: entry.face,
+    firstSeq: entry.firstSeq,
     lastSeq: event.seq,
   };
-  if (isTerminalJobState(to)) delete next.request;
+  if (entry.principal !== undefined) next.principal = entry.principal;
+  const route = started === undefined ? entry.route : started.route;
+  const agents = started === undefined ? entry.agents : started.agents;
+  if (route !== undefined) next.route = route;
+  if (agents !== undefined) next.agents = agents;
+  if (!terminal && entry.request !== undefined) next.request = entry.request;
   return next;
 }
 
@@ -128,21 +149,20 @@ export function applyJobEvent(state: JobsState, event: Event): JobsState {
   const entry = state.get(id);
   if (entry === undefined) return state;
   const from = entry.job.state;
-  const go = (to: JobState, patch: Partial<Mutable<Job>> = {}, extra: Partial<JobEntry> = {}): JobsState => {
+  const go = (to: JobState, patch: Partial<Mutable<Job>>, started?: JobStartedData): JobsState => {
     if (!canTransition(from, to)) return state;
-    state.set(id, { ...moved(entry, event, to, patch), ...extra });
+    state.set(id, moved(entry, event, to, patch, started));
     return state;
   };
   switch (event.type) {
     case RUNTIME_EVENTS.jobStarted: {
       const d = event.data as unknown as JobStartedData;
-      return go('WORKING', { attempts: entry.job.attempts + 1 }, { route: d.route, agents: d.agents });
+      return go('WORKING', { attempts: entry.job.attempts + 1 }, d);
     }
     case RUNTIME_EVENTS.jobRetried: {
       if (from !== 'WORKING') return state;
       const d = event.data as unknown as JobStartedData;
-      const next = moved(entry, event, 'WORKING', { attempts: entry.job.attempts + 1 });
-      state.set(id, { ...next, route: d.route, agents: d.agents });
+      state.set(id, moved(entry, event, 'WORKING', { attempts: entry.job.attempts + 1 }, d));
       return state;
     }
     case RUNTIME_EVENTS.jobProgress: {

@@ -7,6 +7,9 @@
  * event loop joins that batch; appends arriving while a commit is in flight wait and form
  * the next batch. A batch is sealed (seq, prev, cid, time), committed in one backend
  * transaction, and only then are its callers' promises resolved and subscribers fed.
+ * Live projection views get each committed batch synchronously through the log's tap
+ * (`live-tap.ts`) before the callers' promises resolve; the backend receives the canonical
+ * data texts along with the events, so nothing is serialised twice.
  */
 import { PlexusError, toPlexusError } from '../core/errors.js';
 import type { Event } from '../core/records/event.js';
@@ -25,6 +28,7 @@ import type {
   SignalOptions,
   SubscribeOptions,
 } from './event-log.js';
+import { attachLiveTap, type LiveTap } from './live-tap.js';
 import { closeSubscriber, deliver, notRunning, subscribeEvents, type Subscriber } from './subscription.js';
 
 /** Options shared by every event log factory. */
@@ -86,6 +90,7 @@ export function createEventLog(backend: EventLogBackend, init: EventLogInit = {}
   let scheduled = false;
   let drained: (() => void) | undefined;
   const subscribers = new Set<Subscriber>();
+  const taps = new Set<LiveTap>();
 
   /** Appends need a running log; reads also work while a stop drains the queue. */
   const ensureRunning = (forRead = false): void => {
@@ -123,19 +128,24 @@ export function createEventLog(backend: EventLogBackend, init: EventLogInit = {}
         for (const p of batch) if (p.onAbort !== undefined) p.signal?.removeEventListener('abort', p.onAbort);
         const time = new Date(now()).toISOString();
         const sealed: Event[][] = [];
+        const all: Event[] = [];
+        const texts: string[] = [];
         let seq = head.seq;
         let prev = head.cid;
         for (const p of batch) {
-          const events = p.inputs.map((input) => {
+          const events: Event[] = [];
+          for (const input of p.inputs) {
             const event = sealEvent(input, ++seq, prev, time);
             prev = event.cid;
-            return event;
-          });
+            events.push(event);
+            all.push(event);
+            texts.push(input.dataText);
+          }
           sealed.push(events);
         }
-        const all = sealed.flat();
         try {
-          await backend.commit(all);
+          const committing = backend.commit(all, texts);
+          if (committing !== undefined) await committing;
         } catch (error) {
           const failure = commitFailed(backend.description, error);
           for (const p of batch) p.reject(failure);
@@ -143,6 +153,13 @@ export function createEventLog(backend: EventLogBackend, init: EventLogInit = {}
         }
         const last = all[all.length - 1];
         if (last !== undefined) head = { seq: last.seq, cid: last.cid };
+        for (const t of taps) {
+          try {
+            t.onBatch(all);
+          } catch {
+            // a tap must not throw; the log keeps going
+          }
+        }
         for (const s of subscribers) deliver(s, all, tuning.highWater);
         batch.forEach((p, i) => {
           p.resolve(sealed[i] ?? []);
@@ -232,6 +249,9 @@ export function createEventLog(backend: EventLogBackend, init: EventLogInit = {}
           await waitDrained();
           for (const s of subscribers) closeSubscriber(s);
           subscribers.clear();
+          const closing = [...taps];
+          taps.clear();
+          for (const t of closing) t.onClose();
           await backend.close();
         } finally {
           state = 'idle';
@@ -310,5 +330,11 @@ export function createEventLog(backend: EventLogBackend, init: EventLogInit = {}
       return { ok: true, count, head: { seq: count, cid: expectedPrev } };
     },
   };
-  return log;
+  return attachLiveTap(log, (tap) => {
+    if (state !== 'running') throw notRunning(backend.description);
+    taps.add(tap);
+    return () => {
+      taps.delete(tap);
+    };
+  });
 }

@@ -21,7 +21,13 @@ export const GENESIS_PREV = null;
 export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
-    for (const child of Object.values(value as object) as unknown[]) deepFreeze(child);
+    // Index and for-in loops: no array of values is allocated per object.
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) deepFreeze(value[i] as unknown);
+    } else {
+      const record = value as Record<string, unknown>;
+      for (const key in record) if (Object.hasOwn(record, key)) deepFreeze(record[key]);
+    }
   }
   return value;
 }

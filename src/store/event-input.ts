@@ -2,7 +2,7 @@
  * Checking what callers append, before anything is queued: a bad event is rejected on its
  * own and never reaches a batch shared with other callers.
  */
-import { canonicalizeJcs } from '../core/canonical/jcs.js';
+import { canonicalizeJcs, hasLoneSurrogate } from '../core/canonical/jcs.js';
 import { PlexusError, toPlexusError } from '../core/errors.js';
 import { EVENT_TYPE_PATTERN_SOURCE } from '../core/records/event.js';
 import type { EventInput } from './event-log.js';
@@ -52,7 +52,7 @@ function checkId(value: unknown, name: string, pointer: string): string {
     throw bad(`event ${name} must be a non-empty string when present`, pointer);
   }
   try {
-    canonicalizeJcs(value);
+    if (hasLoneSurrogate(value)) canonicalizeJcs(value); // throws the I-JSON refusal
   } catch (cause) {
     throw new PlexusError('INVALID_PARAMS', `event ${name} is not I-JSON: ${toPlexusError(cause).message}`, {
       cause,
@@ -74,6 +74,47 @@ function checkId(value: unknown, name: string, pointer: string): string {
  * @throws PlexusError `INVALID_PARAMS` with the JSON pointer of the first offending value.
  */
 export function assertPlainJson(value: unknown, pointer = ''): void {
+  // The fast walk builds no pointers; only after a refusal does the slow walk name the place.
+  if (!isPlainJson(value, 0)) locatePlainJsonProblem(value, pointer);
+}
+
+/** True when `v` is plain JSON within the depth bound (cycles exceed the bound). */
+function isPlainJson(v: unknown, depth: number): boolean {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(v);
+    case 'object': {
+      if (v === null) return true;
+      if (depth >= MAX_DATA_DEPTH) return false;
+      if (Array.isArray(v)) {
+        const a = v as unknown[];
+        for (let i = 0; i < a.length; i++) {
+          const item = a[i];
+          if (item === undefined || !isPlainJson(item, depth + 1)) return false;
+        }
+        // A hole reads as undefined, so it is refused above.
+        return true;
+      }
+      const proto = Object.getPrototypeOf(v) as unknown;
+      if (proto !== Object.prototype && proto !== null) return false;
+      const o = v as Record<string, unknown>;
+      for (const key in o) {
+        if (!Object.hasOwn(o, key)) continue;
+        const child = o[key];
+        if (child === undefined || !isPlainJson(child, depth + 1)) return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/** The slow walk after a refusal: throws naming the first offending value and its pointer. */
+function locatePlainJsonProblem(value: unknown, pointer: string): void {
   const path = new Set<object>();
   const walk = (v: unknown, at: string, depth: number): void => {
     switch (typeof v) {
@@ -115,6 +156,7 @@ export function assertPlainJson(value: unknown, pointer = ''): void {
     }
   };
   walk(value, pointer, 0);
+  throw bad('data is not plain JSON', pointer);
 }
 
 function describe(v: object): string {
@@ -132,8 +174,8 @@ export function checkEventInput(input: unknown, pointer = ''): CheckedInput {
     throw bad('an event must be an object with type and data', pointer || '/');
   }
   const record = input as Record<string, unknown>;
-  for (const key of Object.keys(record)) {
-    if (record[key] === undefined) continue;
+  for (const key in record) {
+    if (!Object.hasOwn(record, key) || record[key] === undefined) continue;
     if (ASSIGNED_KEYS.has(key))
       throw bad(`event field ${key} is assigned by the log; do not pass it`, `${pointer}/${key}`);
     if (!ALLOWED_KEYS.has(key)) {

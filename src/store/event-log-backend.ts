@@ -34,8 +34,10 @@ export interface EventLogBackend {
   /**
    * Stores sealed events in one transaction: all or none. `events[0].seq` is one more than
    * the head the log last saw; a backend that finds another head must throw `CONFLICT`.
+   * `dataTexts[i]`, when given, is the RFC 8785 text of `events[i].data` (already built for
+   * hashing), so a backend storing JSON text need not serialise the data again.
    */
-  commit(events: readonly Event[]): MaybePromise<void>;
+  commit(events: readonly Event[], dataTexts?: readonly string[]): MaybePromise<void>;
   /** Returns the matching events in `seq` order (at most `query.limit`). */
   read(query: EventQuery): MaybePromise<readonly Event[]>;
   /** Returns up to `limit` stored rows after `afterSeq`, unfiltered and unchecked. */

@@ -15,6 +15,8 @@ import {
   type Projection,
 } from './projection.js';
 import type { ProjectionSnapshot, SnapshotStore } from './projection-snapshots.js';
+import { liveTapOf, type LiveTapRegister } from './live-tap.js';
+import type { Event } from '../core/records/event.js';
 
 /** Options of {@link projectionView}. */
 export interface ProjectionViewInit<S> {
@@ -50,6 +52,9 @@ export interface ProjectionView<S> {
   /** A snapshot of the current state (synchronous capture). */
   snapshot(): ProjectionSnapshot;
 }
+
+/** Events per storage read while a tapped view catches up. */
+const CATCH_UP_PAGE = 1000;
 
 interface Waiter {
   readonly seq: number;
@@ -129,17 +134,93 @@ export function projectionView<S>(init: ProjectionViewInit<S>): ProjectionView<S
     cid = snap.cid;
   };
 
+  const applyOne = (event: Event): void => {
+    state = applyEvent(projection, filter, state, event);
+    seq = event.seq;
+    cid = event.cid;
+    sinceSnapshot++;
+    if (every > 0 && sinceSnapshot >= every) {
+      sinceSnapshot = 0;
+      void save();
+    }
+  };
+
+  /**
+   * Follows through the log's synchronous live tap: each committed batch is applied inside
+   * the log's flush, before the appenders' promises resolve. Live batches arriving while the
+   * backlog is read from storage are buffered and applied after it (overlap skipped by seq).
+   */
+  const followTap = (register: LiveTapRegister, signal: AbortSignal): Promise<void> =>
+    new Promise<void>((resolveLoop) => {
+      // `backlog` buffers live batches until the catch-up from storage is done.
+      const tap: { backlog: Event[] | undefined; ended: boolean } = { backlog: [], ended: false };
+      let unregister: (() => void) | undefined;
+      const ended = (): boolean => tap.ended; // read through a call: closures change it
+      const end = (error?: unknown): void => {
+        if (tap.ended) return;
+        tap.ended = true;
+        if (error !== undefined) failure = error;
+        signal.removeEventListener('abort', onAbort);
+        unregister?.();
+        following = false;
+        settle();
+        resolveLoop();
+      };
+      const onAbort = (): void => {
+        end();
+      };
+      const applyAll = (events: readonly Event[]): void => {
+        try {
+          for (const event of events) if (event.seq > seq) applyOne(event);
+        } catch (error) {
+          end(error);
+          return;
+        }
+        settle();
+      };
+      try {
+        unregister = register({
+          onBatch(events) {
+            if (tap.ended) return;
+            if (tap.backlog !== undefined) tap.backlog.push(...events);
+            else applyAll(events);
+          },
+          onClose() {
+            end();
+          },
+        });
+      } catch (error) {
+        end(error);
+        return;
+      }
+      if (signal.aborted) {
+        end();
+        return;
+      }
+      signal.addEventListener('abort', onAbort, { once: true });
+      void (async () => {
+        try {
+          for (;;) {
+            const page = await log.read({ afterSeq: seq, limit: CATCH_UP_PAGE, signal });
+            if (ended()) return;
+            applyAll(page);
+            if (page.length < CATCH_UP_PAGE) break;
+          }
+        } catch (error) {
+          end(signal.aborted ? undefined : error);
+          return;
+        }
+        if (ended()) return;
+        const buffered = tap.backlog ?? [];
+        tap.backlog = undefined;
+        applyAll(buffered);
+      })();
+    });
+
   const follow = async (signal: AbortSignal): Promise<void> => {
     try {
       for await (const event of log.subscribe(seq, undefined, { signal })) {
-        state = applyEvent(projection, filter, state, event);
-        seq = event.seq;
-        cid = event.cid;
-        sinceSnapshot++;
-        if (every > 0 && sinceSnapshot >= every) {
-          sinceSnapshot = 0;
-          void save();
-        }
+        applyOne(event);
         settle();
       }
     } catch (error) {
@@ -161,7 +242,8 @@ export function projectionView<S>(init: ProjectionViewInit<S>): ProjectionView<S
       controller = new AbortController();
       following = true;
       sinceSnapshot = 0;
-      loop = follow(controller.signal);
+      const tap = liveTapOf(log);
+      loop = tap === undefined ? follow(controller.signal) : followTap(tap, controller.signal);
       await view.waitFor(head.seq, options);
     },
     async stop(): Promise<void> {
@@ -176,6 +258,10 @@ export function projectionView<S>(init: ProjectionViewInit<S>): ProjectionView<S
     state: () => state,
     position: () => seq,
     waitFor(target: number, options: SignalOptions = {}): Promise<void> {
+      // Fast path: already there (the usual case after an append on a tapped log).
+      if (seq >= target && failure === undefined && options.signal?.aborted !== true) {
+        return Promise.resolve();
+      }
       return new Promise<void>((resolve, reject) => {
         const signal = options.signal;
         if (signal?.aborted === true) {

@@ -135,7 +135,7 @@ function sqliteBackend(path: string, dir: string, synchronous: 'normal' | 'full'
   let insert: Database.Statement | undefined;
   let lastRow: Database.Statement | undefined;
   let scanRows: Database.Statement | undefined;
-  let commitTx: ((events: readonly Event[]) => void) | undefined;
+  let commitTx: ((events: readonly Event[], dataTexts: readonly string[] | undefined) => void) | undefined;
   const reads = new Map<string, Database.Statement>();
   const description = `sqlite event log at ${path}`;
 
@@ -171,7 +171,7 @@ function sqliteBackend(path: string, dir: string, synchronous: 'normal' | 'full'
       insert = handle.prepare(`INSERT INTO events (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
       lastRow = handle.prepare('SELECT seq, cid FROM events ORDER BY seq DESC LIMIT 1');
       scanRows = handle.prepare(`SELECT ${COLUMNS} FROM events WHERE seq > ? ORDER BY seq LIMIT ?`);
-      const tx = handle.transaction((events: readonly Event[]) => {
+      const tx = handle.transaction((events: readonly Event[], dataTexts: readonly string[] | undefined) => {
         const last = lastRow?.get() as { seq: number } | undefined;
         const first = events[0];
         if (first !== undefined && (last?.seq ?? 0) + 1 !== first.seq) {
@@ -180,13 +180,15 @@ function sqliteBackend(path: string, dir: string, synchronous: 'normal' | 'full'
             `${description}: the stored head is seq ${last?.seq ?? 0}, expected ${first.seq - 1}; another writer is using this database`,
           );
         }
-        for (const e of events) {
+        for (let i = 0; i < events.length; i++) {
+          const e = events[i] as Event;
           insert?.run(
             e.seq,
             e.cid,
             e.prev,
             e.type,
-            JSON.stringify(e.data),
+            // the canonical text built for hashing, when given: no second serialisation
+            dataTexts?.[i] ?? JSON.stringify(e.data),
             e.causation ?? null,
             e.trace ?? null,
             e.tenant ?? null,
@@ -194,15 +196,15 @@ function sqliteBackend(path: string, dir: string, synchronous: 'normal' | 'full'
           );
         }
       });
-      commitTx = (events) => {
-        tx.immediate(events);
+      commitTx = (events, dataTexts) => {
+        tx.immediate(events, dataTexts);
       };
       const head = lastRow.get() as { seq: number; cid: string } | undefined;
       return head === undefined ? { seq: 0, cid: null } : { seq: head.seq, cid: head.cid };
     },
-    commit(events: readonly Event[]): void {
+    commit(events: readonly Event[], dataTexts?: readonly string[]): void {
       open();
-      commitTx?.(events);
+      commitTx?.(events, dataTexts?.length === events.length ? dataTexts : undefined);
     },
     read(query: EventQuery): readonly Event[] {
       const handle = open();

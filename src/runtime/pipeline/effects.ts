@@ -56,20 +56,21 @@ export interface PostEffect {
 export const auditPreEffect: PreEffect = {
   name: 'audit',
   before(call) {
+    // Keys inserted in RFC 8785 order, so the log's canonical form needs no sorted copy.
     const data: JsonObject = {
-      job: call.jobId,
-      verb: call.envelope.verb,
-      from: call.envelope.from,
-      to: call.envelope.to,
-      face: call.context.face,
-      mode: call.mode,
       candidates: call.resolution.candidates.map((c) => c.card.id),
+      face: call.context.face,
+      from: call.envelope.from,
+      job: call.jobId,
+      mode: call.mode,
     };
     if (call.principal !== undefined) {
       data['principal'] = call.principal.id;
       data['principalKind'] = call.principal.kind;
     }
+    data['to'] = call.envelope.to;
     if (call.context.transport !== undefined) data['transport'] = { ...call.context.transport };
+    data['verb'] = call.envelope.verb;
     const event: EventInput = {
       type: RUNTIME_EVENTS.auditInvoked,
       data,
