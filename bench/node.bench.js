@@ -15,11 +15,16 @@
 // A benchmark measures; it never fails on a figure. Results go to docs/performance.md.
 import { fileURLToPath } from 'node:url';
 import { MCP_NAMES, subjects as baselines } from './node/baselines.js';
+import { esrpEchoCheck, esrpEchoRequest, wsEchoRequest } from './node/plexus.js';
 import { runBench, settingsFromEnv } from './node/runner.js';
+import { startServerProcess } from './node/server-process.js';
 
 /** Row names of the Plexus faces, used by the targets below. */
 export const PLEXUS_HTTP = 'Plexus HTTP POST /v1/execute';
 export const PLEXUS_WS = 'Plexus WS JSON-RPC';
+
+/** Starts a Plexus node in its own process (see bench/node/servers/plexus-node.js). */
+const plexusNode = () => startServerProcess(new URL('./node/servers/plexus-node.js', import.meta.url));
 
 /**
  * Every subject of the run, in table order. The load process imports this module and looks
@@ -29,31 +34,26 @@ export const PLEXUS_WS = 'Plexus WS JSON-RPC';
  */
 export const subjects = [
   ...baselines,
-  // The Plexus faces, one entry each, are added here once the node lands. Each needs a node
-  // started in its own child process on 127.0.0.1, port 0, with the event log on (a fresh
-  // SQLite data directory per start), `--dev` so loopback runs without auth (or pass a bearer
-  // token in `headers`), and the demo echo agent registered. The simplest start is a small
-  // script bench/node/servers/plexus-node.js that creates the node from ../../dist, listens on
-  // port 0 and calls `announce(server)` from ./servers/announce.js; the entry's `start` is then
-  // `() => startServerProcess(new URL('./node/servers/plexus-node.js', import.meta.url))`
-  // (import startServerProcess from ./node/server-process.js; build first with `npm run build`).
-  //
-  // 1. ESRP over HTTP — name PLEXUS_HTTP, client 'http', path '/v1/execute';
-  //    makeRequest(i) returns a sync ESRP request for the verb echo.echo whose input differs
-  //    per i (D5 deduplicates identical payloads, and a cached answer is not an invocation):
-  //      { esrp_version: '1.0', request_id: randomUUID(), timestamp: new Date().toISOString(),
-  //        caller: { system: 'bench' }, target: { service: 'echo', operation: 'echo' },
-  //        mode: { type: 'sync', timeout_ms: 30000 },
-  //        inputs: [{ name: 'in', content_type: 'application/json', data: payload(i),
-  //                   encoding: 'json', metadata: {} }], params: {} }
-  //    (payload from ./node/baselines.js; use the encoding the ESRP codec accepts for JSON data).
-  //    check(req, answer) must be given, since the answer is an ESRP response, not an echo:
-  //    at least `answer.status === 'succeeded'` and the echoed input found in `answer.outputs`.
-  //
-  // 2. Hyperspace WebSocket JSON-RPC — name PLEXUS_WS, client 'ws-jsonrpc', path '/' (or
-  //    '/rpc', wherever the node's WebSocket face is mounted on its one port, D15);
-  //    makeRequest(i) returns { method: 'echo.echo', params: payload(i) }. The default check
-  //    (result deep-equals params) holds if the echo verb returns its input; otherwise give one.
+  // The Plexus faces: one node per start (servers/plexus-node.js, from ../dist — run
+  // `npm run build` first), dev mode on 127.0.0.1, the demo agents, the SQLite event log in a
+  // fresh temporary data directory. Both reach the same verb, echo.echo.
+  {
+    name: PLEXUS_HTTP,
+    start: plexusNode,
+    client: 'http',
+    path: '/v1/execute',
+    makeRequest: esrpEchoRequest,
+    check: esrpEchoCheck,
+    note: 'sync ESRP request for echo.echo (payload as the JSON input `input`); checked: status succeeded, same request_id, output `result` = the payload',
+  },
+  {
+    name: PLEXUS_WS,
+    start: plexusNode,
+    client: 'ws-jsonrpc',
+    path: '/rpc',
+    makeRequest: wsEchoRequest,
+    note: "JSON-RPC 2.0 `echo.echo` on the node's WebSocket face; checked: result = params",
+  },
 ];
 
 /**

@@ -1,19 +1,42 @@
-// Shared by every baseline server process: report the bound port to the parent over IPC and
-// exit when the parent asks (SIGTERM) or goes away (IPC channel closed), so no server outlives
-// a benchmark run, even one that crashed.
+// Shared by every server process of the node benchmark: report the bound port to the parent
+// over IPC and exit when the parent asks (SIGTERM) or goes away (IPC channel closed), so no
+// server outlives a benchmark run, even one that crashed.
 
 /**
  * Announces a listening server to the parent process as `{ type: 'ready', port }`.
  * Assumes the process was started with an IPC channel (child_process.fork); throws otherwise.
- * @param {import('node:net').Server} server a server already listening on a TCP port
+ * @param {import('node:net').Server | number} server a server already listening on a TCP
+ *   port, or the port itself (for a server the script does not hold, e.g. a Plexus node's)
+ * @param {{ shutdown?: () => Promise<void> }} [opts] `shutdown` runs before the process exits
+ *   on SIGTERM or disconnect (e.g. to stop a node and remove its data directory); the process
+ *   exits when it settles, or after 4 s, whichever comes first (the parent SIGKILLs at 5 s)
  */
-export function announce(server) {
+export function announce(server, opts = {}) {
   if (!process.send) throw new Error('announce(): this server must be started with child_process.fork');
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('announce(): server is not on TCP');
-  process.on('SIGTERM', () => process.exit(0));
-  process.on('disconnect', () => process.exit(0));
-  process.send({ type: 'ready', port: address.port });
+  let port = server;
+  if (typeof server !== 'number') {
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('announce(): server is not on TCP');
+    port = address.port;
+  }
+  let exiting = false;
+  const exit = () => {
+    if (exiting) return;
+    exiting = true;
+    const { shutdown } = opts;
+    if (shutdown === undefined) process.exit(0);
+    setTimeout(() => process.exit(0), 4000).unref();
+    shutdown().then(
+      () => process.exit(0),
+      (/** @type {unknown} */ err) => {
+        console.error('shutdown failed:', err);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', exit);
+  process.on('disconnect', exit);
+  process.send({ type: 'ready', port });
 }
 
 /** The loopback address every baseline binds to. */

@@ -1,0 +1,26 @@
+// The Plexus node under test: `createNode` from the compiled code (../../../dist, build first
+// with `npm run build`) in dev mode on 127.0.0.1, port 0, with the demo agents (echo.echo among
+// them) and the event log on — the embedded SQLite store, the default, in a fresh temporary
+// data directory that is removed when the process is stopped. All faces share the one port
+// (D15): ESRP at /v1/execute, WebSocket JSON-RPC at / and /rpc. Started as a child process.
+import { rmSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createNode } from '../../../dist/node/index.js';
+import { announce, HOST } from './announce.js';
+
+const dataDir = await mkdtemp(join(tmpdir(), 'plexus-bench-'));
+const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
+// Also on an exit the shutdown below does not reach (a start failure, the 4 s bound).
+process.on('exit', removeDataDir);
+
+const node = createNode({ dataDir, store: 'sqlite', host: HOST, port: 0, dev: true, demo: true });
+await node.start();
+announce(node.port, {
+  shutdown: async () => {
+    // The load process has closed its clients by now: nothing is in flight to drain.
+    await node.stop({ drainMs: 1000 });
+    removeDataDir();
+  },
+});
