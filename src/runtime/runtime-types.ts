@@ -65,6 +65,12 @@ export interface RuntimeInit extends RuntimeComponents {
   readonly concurrency?: number;
   /** Check handler outputs against the declared output schema. @default true */
   readonly validateOutput?: boolean;
+  /**
+   * Save the jobs and idempotency snapshots after this many events (0: at stop only). Both
+   * grow with every call, so a periodic snapshot costs more each time.
+   * @default 0
+   */
+  readonly snapshotEvery?: number;
   /** Contain stray rejections from handlers (a process-wide listener while started). @default true */
   readonly containRejections?: boolean;
 }

@@ -58,8 +58,12 @@ export function createRuntime(init: RuntimeInit): Runtime {
   const ownsRegistry = init.registry === undefined;
   const snapshots = init.snapshots === undefined ? {} : { snapshots: init.snapshots };
   const registry = init.registry ?? createRegistry({ log, ...snapshots });
-  const jobs = projectionView({ log, projection: jobsProjection, ...snapshots });
-  const idempotency = projectionView({ log, projection: idempotencyProjection, ...snapshots });
+  // Jobs and idempotency grow with every call: a periodic snapshot canonicalises the whole
+  // state on the hot path (quadratic over a node's life), so by default they are saved at
+  // stop only and rebuilt from the log after a crash (Perf-009).
+  const hot = { ...snapshots, snapshotEvery: init.snapshotEvery ?? 0 };
+  const jobs = projectionView({ log, projection: jobsProjection, ...hot });
+  const idempotency = projectionView({ log, projection: idempotencyProjection, ...hot });
   const supervisors = new Map<string, AgentSupervisor>();
   const remoteLoad = new Map<string, number>();
   let state: 'idle' | 'starting' | 'running' | 'stopping' = 'idle';
