@@ -13,7 +13,10 @@ export interface Problem {
 
 /** Escapes one reference token for a JSON Pointer (RFC 6901 §4: `~` → `~0`, `/` → `~1`). */
 export function escapePointerToken(token: string | number): string {
-  return String(token).replace(/~/g, '~0').replace(/\//g, '~1');
+  if (typeof token === 'number') return String(token);
+  // Most tokens need no escape: return them as they are, with no regex run or copy.
+  if (!token.includes('~') && !token.includes('/')) return token;
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 /** Joins a parent pointer and one more token. */

@@ -75,6 +75,27 @@ CREATE INDEX IF NOT EXISTS events_type_seq ON events (type, seq);
 
 const COLUMNS = 'seq, cid, prev, type, data, causation, trace, tenant, time';
 
+/** Rows per multi-row INSERT in a commit (9 parameters each, far below SQLite's limit). */
+const INSERT_CHUNK = 16;
+
+const ROW_PLACEHOLDERS = '(?, ?, ?, ?, ?, ?, ?, ?, ?)';
+
+/** Appends the column values of `e` to `params`, in {@link COLUMNS} order. */
+function pushRow(params: (string | number | null)[], e: Event, dataText: string | undefined): void {
+  params.push(
+    e.seq,
+    e.cid,
+    e.prev,
+    e.type,
+    // the canonical text built for hashing, when given: no second serialisation
+    dataText ?? JSON.stringify(e.data),
+    e.causation ?? null,
+    e.trace ?? null,
+    e.tenant ?? null,
+    e.time,
+  );
+}
+
 /** Turns a row into a frozen Event. @throws SyntaxError when `data` is not JSON. */
 function toEvent(row: Row): Event {
   const event: { -readonly [K in keyof Event]: Event[K] } = {
@@ -133,6 +154,7 @@ function whereOf(query: EventQuery): { key: string; sql: string; params: (string
 function sqliteBackend(path: string, dir: string, synchronous: 'normal' | 'full'): EventLogBackend {
   let db: Database.Database | undefined;
   let insert: Database.Statement | undefined;
+  let insertMany: Database.Statement | undefined;
   let lastRow: Database.Statement | undefined;
   let scanRows: Database.Statement | undefined;
   let commitTx: ((events: readonly Event[], dataTexts: readonly string[] | undefined) => void) | undefined;
@@ -169,6 +191,9 @@ function sqliteBackend(path: string, dir: string, synchronous: 'normal' | 'full'
       }
       db = handle;
       insert = handle.prepare(`INSERT INTO events (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      insertMany = handle.prepare(
+        `INSERT INTO events (${COLUMNS}) VALUES ${Array.from({ length: INSERT_CHUNK }, () => ROW_PLACEHOLDERS).join(', ')}`,
+      );
       lastRow = handle.prepare('SELECT seq, cid FROM events ORDER BY seq DESC LIMIT 1');
       scanRows = handle.prepare(`SELECT ${COLUMNS} FROM events WHERE seq > ? ORDER BY seq LIMIT ?`);
       const tx = handle.transaction((events: readonly Event[], dataTexts: readonly string[] | undefined) => {
@@ -180,20 +205,19 @@ function sqliteBackend(path: string, dir: string, synchronous: 'normal' | 'full'
             `${description}: the stored head is seq ${last?.seq ?? 0}, expected ${first.seq - 1}; another writer is using this database`,
           );
         }
-        for (let i = 0; i < events.length; i++) {
-          const e = events[i] as Event;
-          insert?.run(
-            e.seq,
-            e.cid,
-            e.prev,
-            e.type,
-            // the canonical text built for hashing, when given: no second serialisation
-            dataTexts?.[i] ?? JSON.stringify(e.data),
-            e.causation ?? null,
-            e.trace ?? null,
-            e.tenant ?? null,
-            e.time,
-          );
+        // Full chunks go through one multi-row INSERT each (one statement step per chunk, not
+        // per event); the remainder row by row.
+        const params: (string | number | null)[] = [];
+        let i = 0;
+        for (; i + INSERT_CHUNK <= events.length; i += INSERT_CHUNK) {
+          params.length = 0;
+          for (let j = i; j < i + INSERT_CHUNK; j++) pushRow(params, events[j] as Event, dataTexts?.[j]);
+          insertMany?.run(params);
+        }
+        for (; i < events.length; i++) {
+          params.length = 0;
+          pushRow(params, events[i] as Event, dataTexts?.[i]);
+          insert?.run(params);
         }
       });
       commitTx = (events, dataTexts) => {
@@ -242,7 +266,7 @@ function sqliteBackend(path: string, dir: string, synchronous: 'normal' | 'full'
     },
     close(): void {
       reads.clear();
-      insert = lastRow = scanRows = undefined;
+      insert = insertMany = lastRow = scanRows = undefined;
       commitTx = undefined;
       const handle = db;
       db = undefined;
