@@ -17,6 +17,7 @@ import { normalizeUuid } from '../../core/esrp/uuid.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.js';
 import type { Problem } from '../../core/problem.js';
 import type { WireCodec } from '../codec.js';
+import { esrpDecodeError } from './decode-error.js';
 import { ESRP_EXTENSIONS as X } from './extensions.js';
 import { recordToJson, toEnvelopeJson } from './json-value.js';
 import { contextFromTraceparent, traceparentFromContext } from './trace.js';
@@ -38,7 +39,7 @@ export const esrpRequestCodec: WireCodec<JsonObject> = {
  */
 export function decodeEsrpRequest(input: unknown): Envelope {
   const { envelope, problems } = check(input);
-  if (envelope === undefined || problems.length > 0) throw decodeError(problems);
+  if (envelope === undefined || problems.length > 0) throw esrpDecodeError('request', problems);
   return envelope;
 }
 
@@ -132,12 +133,6 @@ function toEnvelope(r: EsrpRequest, problems: Problem[]): Envelope {
     schemaVersion: r.esrp_version,
     extensions,
   };
-}
-
-function decodeError(problems: readonly Problem[]): PlexusError {
-  const base = invalidDocument('request', problems);
-  const version = problems.some((p) => p.pointer === '/esrp_version' && p.message.includes('not compatible'));
-  return version ? new PlexusError('VERSION_MISMATCH', base.message, { details: base.details ?? {} }) : base;
 }
 
 /** `caller` from the extension, with `from` written into it when they disagree. */

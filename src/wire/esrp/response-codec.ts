@@ -29,6 +29,7 @@ import { normalizeUuid } from '../../core/esrp/uuid.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.js';
 import type { Problem } from '../../core/problem.js';
 import type { WireCodec } from '../codec.js';
+import { esrpDecodeError } from './decode-error.js';
 import { ESRP_EXTENSIONS as X } from './extensions.js';
 import { recordToJson, toEnvelopeJson } from './json-value.js';
 
@@ -48,13 +49,7 @@ export const esrpResponseCodec: WireCodec<JsonObject> = {
  */
 export function decodeEsrpResponse(input: unknown): Envelope {
   const { envelope, problems } = check(input);
-  if (envelope === undefined || problems.length > 0) {
-    const base = invalidDocument('response', problems);
-    const version = problems.some(
-      (p) => p.pointer === '/esrp_version' && p.message.includes('not compatible'),
-    );
-    throw version ? new PlexusError('VERSION_MISMATCH', base.message, { details: base.details ?? {} }) : base;
-  }
+  if (envelope === undefined || problems.length > 0) throw esrpDecodeError('response', problems);
   return envelope;
 }
 
