@@ -73,11 +73,12 @@ export interface Primitive {
   stop(): Promise<void>;
 }
 
-const CAMEL_METHOD = /^[a-z][a-zA-Z0-9]*$/;
+const CAMEL_METHOD = /^[a-z][a-zA-Z0-9]*(\.[a-z][a-zA-Z0-9]*)?$/;
 
 /**
  * The verb of a seed method: the method's camelCase words in snake_case under the
- * primitive's namespace (`state`, `createSession` → `state.create_session`).
+ * primitive's namespace (`state`, `createSession` → `state.create_session`;
+ * `micropayments`, `channel.open` → `micropayments.channel.open`).
  *
  * @throws PlexusError `INVALID_PARAMS` when `method` is not lower camelCase.
  */
@@ -85,7 +86,7 @@ export function primitiveVerb(primitive: string, method: string): string {
   if (!CAMEL_METHOD.test(method)) {
     throw new PlexusError(
       'INVALID_PARAMS',
-      `primitive method ${JSON.stringify(method)} must be lower camelCase`,
+      `primitive method ${JSON.stringify(method)} must be lower camelCase words, at most two, joined by a dot`,
     );
   }
   return `${primitive}.${method.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`;
