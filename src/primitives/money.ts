@@ -11,8 +11,14 @@ import { PlexusError } from '../core/errors.js';
 /** Micro-units in one unit. */
 export const MICROS_PER_UNIT = 1_000_000;
 
-/** The largest amount accepted, in units (keeps micro-units a safe integer). */
-export const MAX_AMOUNT_UNITS = Math.floor(Number.MAX_SAFE_INTEGER / MICROS_PER_UNIT);
+/**
+ * The largest amount accepted, in units: 999,999,999.999999 has 15 significant digits, the
+ * most a double carries exactly through JSON (any decimal of at most 15 significant digits
+ * survives text → double → shortest text unchanged). Above 10^9 units a double no longer
+ * tells neighbouring micro-units apart, so `9000000000.000001` would silently become another
+ * amount.
+ */
+export const MAX_AMOUNT_UNITS = 999_999_999;
 
 const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 
@@ -26,18 +32,20 @@ export interface ToMicrosOptions {
  * Converts an amount in units to integer micro-units, exactly.
  *
  * @param field the parameter name, for the error (`estimatedCost`).
- * @throws PlexusError `INVALID_PARAMS` with `details.field` when the value is not a finite
- *   number, is negative, is zero and zero is not allowed, has more than six decimals, or is
- *   above {@link MAX_AMOUNT_UNITS}.
+ * @throws PlexusError `INVALID_PARAMS` with `details.field` (and `details.problems` with the
+ *   pointer `/<field>`) when the value is not a finite number, is negative, is zero and zero
+ *   is not allowed, has more than six decimals, or is 10^9 units or more.
  * @example toMicros(0.02, 'estimatedCost') // 20000
  */
 export function toMicros(value: unknown, field: string, options: ToMicrosOptions = {}): number {
   const bad = (why: string): PlexusError =>
-    new PlexusError('INVALID_PARAMS', `${field} ${why}`, { details: { field, value: String(value) } });
+    new PlexusError('INVALID_PARAMS', `${field} ${why}`, {
+      details: { field, value: String(value), problems: [{ pointer: `/${field}`, message: why }] },
+    });
   if (typeof value !== 'number' || !Number.isFinite(value)) throw bad('must be a number');
   if (value < 0) throw bad('must not be negative');
   if (value === 0 && options.allowZero === false) throw bad('must be greater than 0');
-  if (value > MAX_AMOUNT_UNITS) throw bad(`must be at most ${MAX_AMOUNT_UNITS}`);
+  if (value >= MAX_AMOUNT_UNITS + 1) throw bad(`must be less than ${MAX_AMOUNT_UNITS + 1}`);
   const text = String(value);
   const m = DECIMAL.exec(text);
   if (m === null) {

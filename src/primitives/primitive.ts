@@ -96,7 +96,8 @@ export function primitiveVerb(primitive: string, method: string): string {
  * Defines a primitive: one agent whose id is the primitive's name, one capability and verb
  * spec per method, and the method → verb table of the JSON-RPC face.
  *
- * @throws PlexusError `INVALID_PARAMS` for a bad name, method or schema (from the card checks).
+ * @throws PlexusError `INVALID_PARAMS` for a bad name, method or schema (from the card checks),
+ *   or a method listed twice.
  */
 export function definePrimitive(init: PrimitiveInit): Primitive {
   const views = init.views ?? [];
@@ -106,6 +107,12 @@ export function definePrimitive(init: PrimitiveInit): Primitive {
   const handlers: Record<string, VerbHandler> = {};
   for (const m of init.methods) {
     const verb = primitiveVerb(init.name, m.method);
+    if (Object.hasOwn(handlers, verb)) {
+      throw new PlexusError(
+        'INVALID_PARAMS',
+        `primitive ${init.name} lists method ${JSON.stringify(m.method)} twice`,
+      );
+    }
     methods[`${init.name}.${m.method}`] = verb;
     capabilities.push({ verb, description: m.description, input: m.input, output: m.output });
     verbs.push({
@@ -142,7 +149,14 @@ export function definePrimitive(init: PrimitiveInit): Primitive {
     methods,
     views,
     start(options) {
-      started ??= Promise.all(views.map((v) => v.start(options))).then(() => undefined);
+      if (started === undefined) {
+        const starting = Promise.all(views.map((v) => v.start(options))).then(() => undefined);
+        started = starting;
+        // A failed start may be retried: forget it (unless a stop or a new start came since).
+        starting.catch(() => {
+          if (started === starting) started = undefined;
+        });
+      }
       return started;
     },
     async stop() {

@@ -1,0 +1,199 @@
+/**
+ * Test harness of the state, guard and recursive primitives: a runtime over a started log
+ * (memory or SQLite) with the three primitives registered, a settable clock, a `call` that
+ * sends a seed JSON-RPC method through the runtime's invoker like the WebSocket face does
+ * (method → verb, a fresh idempotency key per call), and a replay check of every projection.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { expect } from 'vitest';
+import { PlexusError, type PlexusErrorCode } from '../../../src/core/errors.js';
+import type { JsonObject, JsonValue } from '../../../src/core/json.js';
+import { guardPrimitive, type GuardInit } from '../../../src/primitives/guard/index.js';
+import type { Primitive } from '../../../src/primitives/primitive.js';
+import { recursivePrimitive, type RecursiveInit } from '../../../src/primitives/recursive/index.js';
+import { statePrimitive, type StateInit, type StatePrimitive } from '../../../src/primitives/state/index.js';
+import { createRuntime, type Runtime } from '../../../src/runtime/index.js';
+import {
+  memoryEventLog,
+  projectionText,
+  rebuildProjection,
+  sqliteEventLog,
+  type EventLog,
+} from '../../../src/store/index.js';
+import { tempDir } from '../../runtime/helpers.js';
+
+/** Options of {@link startCore}. */
+export interface CoreOptions {
+  readonly backend?: 'memory' | 'sqlite';
+  readonly state?: StateInit;
+  readonly guard?: GuardInit;
+  readonly recursive?: RecursiveInit;
+  /** Start time of the clock, Unix ms. */
+  readonly time?: number;
+  /** A directory for the SQLite log that outlives the core (not removed at close). */
+  readonly dir?: string;
+}
+
+/** An answer: a result or a Plexus error (code, message, details). */
+export type Answer =
+  | { readonly ok: true; readonly result: JsonObject }
+  | {
+      readonly ok: false;
+      readonly code: PlexusErrorCode;
+      readonly message: string;
+      readonly details?: JsonObject;
+    };
+
+/** A running runtime with the three primitives. */
+export interface Core {
+  readonly log: EventLog;
+  readonly runtime: Runtime;
+  readonly state: StatePrimitive;
+  readonly guard: Primitive;
+  readonly recursive: Primitive;
+  readonly primitives: readonly Primitive[];
+  /** The clock the primitives read; move it with `clock.now = …`. */
+  readonly clock: { now: number };
+  /** Sends `method` (`state.createSession`) with `params` and answers the result or error. */
+  call(method: string, params: object, options?: { readonly tenant?: string }): Promise<Answer>;
+  /** Like `call`, but throws unless it succeeded. */
+  ok(method: string, params: object, options?: { readonly tenant?: string }): Promise<JsonObject>;
+  /** Like `call`, but throws unless it failed; answers the error. */
+  fail(
+    method: string,
+    params: object,
+    options?: { readonly tenant?: string },
+  ): Promise<Extract<Answer, { ok: false }>>;
+  /** Checks every projection rebuilt from the log equals its live view. */
+  expectReplayMatches(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts a log, the three primitives and a runtime. */
+export async function startCore(options: CoreOptions = {}): Promise<Core> {
+  let cleanup: () => Promise<void> = () => Promise.resolve();
+  let log: EventLog;
+  if (options.dir !== undefined) {
+    log = sqliteEventLog({ dir: options.dir });
+  } else if (options.backend === 'sqlite') {
+    const dir = await tempDir();
+    log = sqliteEventLog({ dir: dir.dir });
+    cleanup = dir.remove;
+  } else {
+    log = memoryEventLog();
+  }
+  await log.start();
+  const clock = { now: options.time ?? Date.UTC(2026, 2, 18, 12, 0, 0) };
+  const now = (): number => clock.now;
+  const state = statePrimitive({ log, now }, options.state);
+  const guard = guardPrimitive({ log, now, sessions: state.sessions }, options.guard);
+  const recursive = recursivePrimitive({ log, now, sessions: state.sessions }, options.recursive);
+  const primitives = [state, guard, recursive];
+  for (const p of primitives) await p.start();
+  const runtime = createRuntime({ log, agents: primitives.map((p) => p.agent) });
+  await runtime.start();
+  const table: Record<string, { agent: string; verb: string }> = {};
+  for (const p of primitives) {
+    for (const [method, verb] of Object.entries(p.methods)) table[method] = { agent: p.name, verb };
+  }
+
+  const call = async (
+    method: string,
+    params: object,
+    o: { readonly tenant?: string } = {},
+  ): Promise<Answer> => {
+    const target = table[method];
+    if (target === undefined) throw new Error(`no primitive method ${method}`);
+    const { envelope } = await runtime.invoke(
+      {
+        id: randomUUID(),
+        kind: 'request',
+        from: 'did:example:client',
+        to: target.agent,
+        verb: target.verb,
+        data: params as JsonValue,
+        ...(o.tenant === undefined ? {} : { tenantId: o.tenant }),
+      },
+      { face: 'internal', idempotencyKey: randomUUID() },
+    );
+    if (envelope.kind === 'error') {
+      const data = envelope.data as { code: PlexusErrorCode; message: string; details?: JsonObject };
+      return data.details === undefined
+        ? { ok: false, code: data.code, message: data.message }
+        : { ok: false, code: data.code, message: data.message, details: data.details };
+    }
+    return { ok: true, result: envelope.data as JsonObject };
+  };
+
+  return {
+    log,
+    runtime,
+    state,
+    guard,
+    recursive,
+    primitives,
+    clock,
+    call,
+    async ok(method, params, o) {
+      const answer = await call(method, params, o);
+      if (!answer.ok) throw new PlexusError(answer.code, `${method} failed: ${answer.message}`);
+      return answer.result;
+    },
+    async fail(method, params, o) {
+      const answer = await call(method, params, o);
+      if (answer.ok) throw new Error(`${method} succeeded unexpectedly: ${JSON.stringify(answer.result)}`);
+      return answer;
+    },
+    async expectReplayMatches() {
+      for (const p of primitives) {
+        for (const view of p.views) {
+          const rebuilt = await rebuildProjection(log, view.projection);
+          expect(projectionText(view.projection, rebuilt.state), view.name).toBe(
+            projectionText(view.projection, view.state()),
+          );
+        }
+      }
+    },
+    async close() {
+      await runtime.stop({ drainMs: 0 });
+      for (const p of primitives) await p.stop();
+      await log.stop();
+      await cleanup();
+    },
+  };
+}
+
+/** The JSON type of a value, as the fixture checks compare them. */
+export function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+/** Checks `actual` has every field of `expected` with the same JSON type (values may differ). */
+export function expectSameShape(actual: JsonObject, expected: JsonObject): void {
+  for (const [key, value] of Object.entries(expected)) {
+    expect(Object.hasOwn(actual, key), `field ${key}`).toBe(true);
+    expect(jsonType(actual[key]), `type of ${key}`).toBe(jsonType(value));
+  }
+}
+
+/** One request/response pair of the seed fixture. */
+export interface SeedPair {
+  readonly request: { readonly method: string; readonly params: JsonObject; readonly id: number };
+  readonly response: {
+    readonly result?: JsonObject;
+    readonly error?: { readonly code: number; readonly message: string; readonly data?: JsonObject };
+  };
+}
+
+/** The seed's JSON-RPC examples whose method belongs to `primitive`, in file order. */
+export function seedPairs(primitive: string): SeedPair[] {
+  const text = readFileSync(
+    new URL('../../../../shared/fixtures/hyperspace-seed-jsonrpc-examples.json', import.meta.url),
+    'utf8',
+  );
+  const all = (JSON.parse(text) as { pairs: SeedPair[] }).pairs;
+  return all.filter((p) => p.request.method.startsWith(`${primitive}.`));
+}
