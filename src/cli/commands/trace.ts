@@ -1,0 +1,120 @@
+/**
+ * `plexus trace TRACE_ID [--data DIR] [--json] [--width N] [--no-color]` (seed 002 §12.1):
+ * offline, reads a node's event log and draws the spans of one trace as a waterfall — each
+ * job a span (submitted → started → ended), nested under the job that called it. TRACE_ID is
+ * the 32-hex trace id or a whole `traceparent`. An unknown trace exits 1.
+ */
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { PlexusError } from '../../core/errors.js';
+import type { Event } from '../../core/records/event.js';
+import { DEFAULT_DATA_DIR, withDataDirLog } from '../../node/index.js';
+import { parseTraceparent } from '../../wire/index.js';
+import type { EventFilter, EventLog } from '../../store/index.js';
+import type { CliIo } from '../io.js';
+import { buildTrace, renderWaterfall, shouldColor } from '../trace-view.js';
+
+/** The most jobs one trace may have before `plexus trace` refuses to draw it. */
+export const MAX_TRACE_JOBS = 10_000;
+const PAGE = 1000;
+
+/** The 32-hex trace id of a trace id or traceparent. @throws PlexusError `INVALID_PARAMS`. */
+export function traceIdArgument(text: string): string {
+  const value = text.trim().toLowerCase();
+  if (/^(?!0{32}$)[0-9a-f]{32}$/.test(value)) return value;
+  const parts = parseTraceparent(value);
+  if (parts !== undefined) return parts.traceId;
+  throw new PlexusError(
+    'INVALID_PARAMS',
+    `TRACE_ID must be a 32-hex trace id or a traceparent (00-<trace id>-<span id>-<flags>), got ${JSON.stringify(text.slice(0, 80))}`,
+  );
+}
+
+async function readAll(log: EventLog, filter: EventFilter, max: number): Promise<Event[]> {
+  const out: Event[] = [];
+  let afterSeq = 0;
+  for (;;) {
+    const page = await log.read({ ...filter, afterSeq, limit: PAGE });
+    out.push(...page);
+    if (out.length > max) {
+      throw new PlexusError(
+        'INVALID_PARAMS',
+        `the trace has more than ${max} events of one kind; too many to draw`,
+      );
+    }
+    const last = page.at(-1);
+    if (page.length < PAGE || last === undefined) return out;
+    afterSeq = last.seq;
+  }
+}
+
+/** The events of a trace: its jobs' events, and the other events carrying the trace id. */
+export async function readTraceEvents(
+  log: EventLog,
+  traceId: string,
+): Promise<{ jobEvents: Event[]; otherEvents: Event[] }> {
+  const traced = await readAll(log, { trace: traceId }, MAX_TRACE_JOBS * 4);
+  const jobIds = [
+    ...new Set(
+      traced
+        .filter((e) => e.type === 'job.submitted' && e.causation !== undefined)
+        .map((e) => e.causation as string),
+    ),
+  ];
+  if (jobIds.length > MAX_TRACE_JOBS) {
+    throw new PlexusError(
+      'INVALID_PARAMS',
+      `trace ${traceId} has ${jobIds.length} jobs; at most ${MAX_TRACE_JOBS} can be drawn`,
+    );
+  }
+  const jobEvents: Event[] = [];
+  for (const id of jobIds)
+    jobEvents.push(...(await readAll(log, { causation: id, typePrefix: 'job.' }, PAGE * 10)));
+  const otherEvents = traced.filter((e) => !e.type.startsWith('job.'));
+  return { jobEvents: jobEvents.sort((a, b) => a.seq - b.seq), otherEvents };
+}
+
+interface TraceOptions {
+  readonly data: string;
+  readonly json: boolean;
+  readonly width?: string;
+  readonly color: boolean;
+}
+
+/** Adds `trace` to the program. */
+export function registerTrace(program: Command, io: CliIo): void {
+  program
+    .command('trace')
+    .description("draw one trace's spans from a node's event log as a waterfall (offline)")
+    .argument('<trace-id>', 'the 32-hex trace id, or a traceparent')
+    .option('--data <dir>', "the node's data directory", DEFAULT_DATA_DIR)
+    .option('--json', 'print the spans as JSON', false)
+    .option('--width <columns>', 'the width to draw to (default: the terminal width, else 100)')
+    .option('--no-color', 'never colour the output (NO_COLOR also turns colour off)')
+    .action(async (id: string, opts: TraceOptions) => {
+      const traceId = traceIdArgument(id);
+      const dataDir = resolve(io.cwd, opts.data);
+      const view = await withDataDirLog(dataDir, async (log) => {
+        const { jobEvents, otherEvents } = await readTraceEvents(log, traceId);
+        return buildTrace(traceId, jobEvents, otherEvents);
+      });
+      if (view === undefined) {
+        throw new PlexusError('NOT_FOUND', `no job in the event log of ${dataDir} carries trace ${traceId}`);
+      }
+      if (opts.json) {
+        io.stdout(`${JSON.stringify(view)}\n`);
+        return;
+      }
+      const width =
+        opts.width === undefined ? (process.stdout.isTTY ? process.stdout.columns : 100) : Number(opts.width);
+      if (!Number.isSafeInteger(width) || width < 1) {
+        throw new PlexusError(
+          'INVALID_PARAMS',
+          `--width must be a whole number of columns, got ${JSON.stringify(opts.width)}`,
+        );
+      }
+      io.stdout(
+        renderWaterfall(view, { width, color: shouldColor(process.stdout, process.env, opts.color) }),
+      );
+    });
+}

@@ -1,0 +1,61 @@
+/**
+ * Refusals (seed 002 §8.3): a verb that declines to act answers with a refusal — a result,
+ * not an error ("the system worked correctly by refusing"). On the wire a refusal is the
+ * verb's output `{"$refusal": {reason, …}}`; every SDK verb's output schema admits it.
+ */
+import { isJsonObject } from '../core/json.js';
+
+/** Why and how a verb refused. Money is in integer micro-units (D12). */
+export type RefusalInfo = {
+  /** Why the verb refused, in a sentence a person can act on. */
+  readonly reason: string;
+  /** The verb that refused (filled in by the SDK). */
+  readonly verb?: string;
+  /** What consent would let the verb act. */
+  readonly consentRequired?: string;
+  /** Where to appeal. */
+  readonly appealTo?: string;
+  /** What forcing the action would cost, integer micro-units. */
+  readonly overrideCostMicros?: number;
+};
+
+/** A refusal, as a verb's output. */
+export type Refusal = { readonly $refusal: RefusalInfo };
+
+/** JSON Schema of a {@link Refusal}. */
+export const REFUSAL_SCHEMA = {
+  type: 'object',
+  required: ['$refusal'],
+  additionalProperties: false,
+  properties: {
+    $refusal: {
+      type: 'object',
+      required: ['reason'],
+      additionalProperties: false,
+      properties: {
+        reason: { type: 'string', minLength: 1 },
+        verb: { type: 'string' },
+        consentRequired: { type: 'string' },
+        appealTo: { type: 'string' },
+        overrideCostMicros: { type: 'integer', minimum: 0 },
+      },
+    },
+  },
+} as const;
+
+/**
+ * A refusal to return from a verb handler.
+ *
+ * @example
+ * if (!input.consent) return refuse('the user has not agreed to share memories', { consentRequired: 'memory/share' });
+ */
+export function refuse(reason: string, extra: Omit<RefusalInfo, 'reason'> = {}): Refusal {
+  return { $refusal: { ...extra, reason } };
+}
+
+/** True when a verb's output is a refusal. */
+export function isRefusal(value: unknown): value is Refusal {
+  if (!isJsonObject(value) || Object.keys(value).length !== 1) return false;
+  const info = value['$refusal'];
+  return isJsonObject(info) && typeof info['reason'] === 'string';
+}
