@@ -1,0 +1,159 @@
+/**
+ * Test harness for a primitive: a started log, the primitive, and a runtime running it, with
+ * `call(method, params)` going through the whole invoker pipeline (schema checks included).
+ */
+import { randomUUID } from 'node:crypto';
+import type { JsonObject, JsonValue } from '../../../src/core/json.js';
+import type { Primitive, PrimitiveComponents } from '../../../src/primitives/primitive.js';
+import { createRuntime, type Runtime } from '../../../src/runtime/index.js';
+import { memoryEventLog, type EventLog } from '../../../src/store/index.js';
+import { projectionText, rebuildProjection, type Projection } from '../../../src/store/projection.js';
+
+/** The answer of one call: a result, or the error's wire-safe form. */
+export type CallAnswer =
+  | { readonly ok: true; readonly result: JsonObject }
+  | {
+      readonly ok: false;
+      readonly error: { code: string; message: string; details?: JsonObject };
+    };
+
+/** A running primitive. */
+export interface PrimitiveHarness {
+  readonly log: EventLog;
+  readonly primitive: Primitive;
+  readonly runtime: Runtime;
+  /** Calls a seed method (`learning.addBullet`) with params; `tenantId` scopes the call. */
+  call(method: string, params: JsonValue, options?: { tenantId?: string }): Promise<CallAnswer>;
+  /** Calls and returns the result, failing the test on an error answer. */
+  ok(method: string, params: JsonValue, options?: { tenantId?: string }): Promise<JsonObject>;
+  /** Calls and returns the error, failing the test on a result. */
+  fail(
+    method: string,
+    params: JsonValue,
+    options?: { tenantId?: string },
+  ): Promise<{ code: string; message: string; details?: JsonObject }>;
+  /** Checks that a rebuild of each projection from the log equals the live view, byte for byte. */
+  assertReplayEquals(projections: readonly Projection<unknown>[]): Promise<void>;
+  /** Stops the runtime, the primitive and (unless `keepLog`) the log. */
+  close(options?: { keepLog?: boolean }): Promise<void>;
+}
+
+/** Starts `make(components)` over `log` (a fresh memory log by default; started here unless already). */
+export async function startPrimitive(
+  make: (components: PrimitiveComponents) => Primitive,
+  options: { log?: EventLog; now?: () => number; logStarted?: boolean } = {},
+): Promise<PrimitiveHarness> {
+  const log = options.log ?? memoryEventLog();
+  if (options.logStarted !== true) await log.start();
+  const primitive = make(options.now === undefined ? { log } : { log, now: options.now });
+  await primitive.start();
+  const runtime = createRuntime({ log, agents: [primitive.agent] });
+  await runtime.start();
+  const call = async (
+    method: string,
+    params: JsonValue,
+    opts: { tenantId?: string } = {},
+  ): Promise<CallAnswer> => {
+    const verb = primitive.methods[method];
+    if (verb === undefined) throw new Error(`no method ${method} on ${primitive.name}`);
+    const id = randomUUID();
+    const { envelope } = await runtime.invoke(
+      {
+        id,
+        kind: 'request',
+        from: 'did:example:tester',
+        to: primitive.name,
+        verb,
+        data: params,
+        ...(opts.tenantId === undefined ? {} : { tenantId: opts.tenantId }),
+      },
+      { face: 'internal', idempotencyKey: `test:${id}` },
+    );
+    if (envelope.kind === 'response') return { ok: true, result: envelope.data as JsonObject };
+    return { ok: false, error: envelope.data as { code: string; message: string; details?: JsonObject } };
+  };
+  return {
+    log,
+    primitive,
+    runtime,
+    call,
+    async ok(method, params, opts) {
+      const answer = await call(method, params, opts);
+      if (!answer.ok) throw new Error(`${method} failed: ${answer.error.code} ${answer.error.message}`);
+      return answer.result;
+    },
+    async fail(method, params, opts) {
+      const answer = await call(method, params, opts);
+      if (answer.ok) throw new Error(`${method} answered ${JSON.stringify(answer.result)}`);
+      return answer.error;
+    },
+    async assertReplayEquals(projections) {
+      for (const projection of projections) {
+        const view = primitive.views.find((v) => v.name === projection.name);
+        if (view === undefined) throw new Error(`no live view ${projection.name}`);
+        const rebuilt = await rebuildProjection(log, projection);
+        const live = projectionText(projection, view.state());
+        const fromLog = projectionText(projection, rebuilt.state);
+        if (live !== fromLog)
+          throw new Error(`projection ${projection.name}: live ${live} != rebuilt ${fromLog}`);
+        if (!live.includes('"')) throw new Error(`projection ${projection.name} is empty`);
+      }
+    },
+    async close(opts = {}) {
+      await runtime.stop({ drainMs: 0 });
+      await primitive.stop();
+      if (opts.keepLog !== true) await log.stop();
+    },
+  };
+}
+
+/** The fixture of the seed's JSON-RPC examples. */
+export interface SeedPair {
+  readonly request: { readonly method: string; readonly params: JsonValue; readonly id: JsonValue };
+  readonly response: { readonly result?: JsonValue; readonly error?: JsonValue };
+}
+
+/** Loads `/work/shared/fixtures/hyperspace-seed-jsonrpc-examples.json`, in file order. */
+export async function seedPairs(): Promise<readonly SeedPair[]> {
+  const { readFile } = await import('node:fs/promises');
+  const { fileURLToPath } = await import('node:url');
+  const path = fileURLToPath(
+    new URL('../../../../shared/fixtures/hyperspace-seed-jsonrpc-examples.json', import.meta.url),
+  );
+  const parsed = JSON.parse(await readFile(path, 'utf8')) as { pairs: SeedPair[] };
+  return parsed.pairs;
+}
+
+/** The JSON type of a value: `null`, `array`, `object`, `string`, `number`, `boolean`. */
+function jsonType(value: JsonValue): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+/**
+ * Every place where `actual` lacks a field of `expected` or has another JSON type (arrays:
+ * each expected item's shape is checked against the first actual item, when there is one).
+ */
+export function shapeMismatches(expected: JsonValue, actual: JsonValue | undefined, pointer = ''): string[] {
+  if (actual === undefined) return [`${pointer || '/'} is missing`];
+  const te = jsonType(expected);
+  const ta = jsonType(actual);
+  if (te !== ta) return [`${pointer || '/'} is ${ta}, the seed has ${te}`];
+  if (Array.isArray(expected) && Array.isArray(actual)) {
+    const [first] = actual;
+    const [model] = expected;
+    return first === undefined || model === undefined ? [] : shapeMismatches(model, first, `${pointer}/0`);
+  }
+  if (te === 'object') {
+    const e = expected as JsonObject;
+    const a = actual as JsonObject;
+    return Object.keys(e).flatMap((key) => shapeMismatches(e[key] as JsonValue, a[key], `${pointer}/${key}`));
+  }
+  return [];
+}
+
+/** A JSON value as text: strings as they are, anything else as JSON. */
+export function text(value: JsonValue | undefined): string {
+  return typeof value === 'string' ? value : JSON.stringify(value ?? null);
+}
