@@ -1,0 +1,177 @@
+/**
+ * Test harness of the memory primitive: a runtime over a started log (memory or SQLite) with
+ * the primitive registered, a `call` that sends a seed JSON-RPC method through the invoker
+ * like the WebSocket face does, and a replay check of the exported projections.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { expect } from 'vitest';
+import { PlexusError, type PlexusErrorCode } from '../../../src/core/errors.js';
+import type { JsonObject, JsonValue } from '../../../src/core/json.js';
+import {
+  MEMORY_PROJECTIONS,
+  memoryPrimitive,
+  type MemoryComponents,
+  type MemoryInit,
+  type MemoryPrimitive,
+} from '../../../src/primitives/memory/index.js';
+import { createRuntime, type Runtime } from '../../../src/runtime/index.js';
+import {
+  memoryEventLog,
+  projectionText,
+  rebuildProjection,
+  sqliteEventLog,
+  type EventLog,
+} from '../../../src/store/index.js';
+import { tempDir } from '../../runtime/helpers.js';
+
+/** An answer: a result or a Plexus error. */
+export type Answer =
+  | { readonly ok: true; readonly result: JsonObject }
+  | {
+      readonly ok: false;
+      readonly code: PlexusErrorCode;
+      readonly message: string;
+      readonly details?: JsonObject;
+    };
+
+/** A running runtime with the memory primitive. */
+export interface MemoryCore {
+  readonly log: EventLog;
+  readonly runtime: Runtime;
+  readonly memory: MemoryPrimitive;
+  readonly clock: { now: number };
+  call(method: string, params: object, tenant?: string): Promise<Answer>;
+  ok(method: string, params: object, tenant?: string): Promise<JsonObject>;
+  fail(method: string, params: object, tenant?: string): Promise<Extract<Answer, { ok: false }>>;
+  expectReplayMatches(): Promise<void>;
+  /** Stops runtime and primitive, keeps the log running (for a restart over it). */
+  stopPrimitive(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Options of {@link startMemoryCore}. */
+export interface MemoryCoreOptions {
+  readonly backend?: 'memory' | 'sqlite';
+  /** An already started log to use (not stopped at close). */
+  readonly log?: EventLog;
+  readonly init?: MemoryInit;
+  readonly components?: Partial<Omit<MemoryComponents, 'log'>>;
+}
+
+/** Starts a log, the memory primitive and a runtime. */
+export async function startMemoryCore(options: MemoryCoreOptions = {}): Promise<MemoryCore> {
+  let cleanup: () => Promise<void> = () => Promise.resolve();
+  let log: EventLog;
+  const ownLog = options.log === undefined;
+  if (options.log !== undefined) log = options.log;
+  else if (options.backend === 'sqlite') {
+    const dir = await tempDir();
+    log = sqliteEventLog({ dir: dir.dir });
+    cleanup = dir.remove;
+  } else log = memoryEventLog();
+  if (ownLog) await log.start();
+  const clock = { now: Date.UTC(2026, 2, 17, 8, 30, 0) };
+  const memory = memoryPrimitive({ log, now: () => clock.now, ...options.components }, options.init);
+  await memory.start();
+  const runtime = createRuntime({ log, agents: [memory.agent] });
+  await runtime.start();
+
+  const call = async (method: string, params: object, tenant?: string): Promise<Answer> => {
+    const verb = memory.methods[method];
+    if (verb === undefined) throw new Error(`no memory method ${method}`);
+    const { envelope } = await runtime.invoke(
+      {
+        id: randomUUID(),
+        kind: 'request',
+        from: 'did:example:client',
+        to: 'memory',
+        verb,
+        data: params as JsonValue,
+        ...(tenant === undefined ? {} : { tenantId: tenant }),
+      },
+      { face: 'internal', idempotencyKey: randomUUID() },
+    );
+    if (envelope.kind === 'error') {
+      const data = envelope.data as { code: PlexusErrorCode; message: string; details?: JsonObject };
+      return { ok: false, ...data };
+    }
+    return { ok: true, result: envelope.data as JsonObject };
+  };
+  let stopped = false;
+  const stopPrimitive = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    await runtime.stop({ drainMs: 0 });
+    await memory.stop();
+  };
+  return {
+    log,
+    runtime,
+    memory,
+    clock,
+    call,
+    async ok(method, params, tenant) {
+      const answer = await call(method, params, tenant);
+      if (!answer.ok) throw new PlexusError(answer.code, `${method} failed: ${answer.message}`);
+      return answer.result;
+    },
+    async fail(method, params, tenant) {
+      const answer = await call(method, params, tenant);
+      if (answer.ok) throw new Error(`${method} succeeded unexpectedly: ${JSON.stringify(answer.result)}`);
+      return answer;
+    },
+    async expectReplayMatches() {
+      expect(MEMORY_PROJECTIONS.length).toBeGreaterThan(0);
+      for (const projection of MEMORY_PROJECTIONS) {
+        const view = memory.views.find((v) => v.name === projection.name);
+        expect(view, projection.name).toBeDefined();
+        const rebuilt = await rebuildProjection(log, projection);
+        expect(projectionText(projection, rebuilt.state)).toBe(projectionText(projection, view!.state()));
+      }
+    },
+    stopPrimitive,
+    async close() {
+      await stopPrimitive();
+      if (ownLog) await log.stop();
+      await cleanup();
+    },
+  };
+}
+
+/** The JSON type of a value. */
+export function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+/** Checks `actual` has every field of `expected` with the same JSON type, recursively into the first array item. */
+export function expectSameShape(actual: JsonObject, expected: JsonObject, path = ''): void {
+  for (const [key, value] of Object.entries(expected)) {
+    expect(Object.hasOwn(actual, key), `field ${path}${key}`).toBe(true);
+    const got = actual[key];
+    expect(jsonType(got), `type of ${path}${key}`).toBe(jsonType(value));
+    if (Array.isArray(value) && Array.isArray(got) && jsonType(value[0]) === 'object') {
+      expect(got.length, `${path}${key} has items`).toBeGreaterThan(0);
+      expectSameShape(got[0] as JsonObject, value[0] as JsonObject, `${path}${key}[0].`);
+    }
+  }
+}
+
+/** One request/response pair of the seed fixture. */
+export interface SeedPair {
+  readonly request: { readonly method: string; readonly params: JsonObject; readonly id: number };
+  readonly response: { readonly result?: JsonObject };
+}
+
+/** The seed's JSON-RPC examples of the memory primitive, in file order. */
+export function memorySeedPairs(): SeedPair[] {
+  const text = readFileSync(
+    new URL('../../../../shared/fixtures/hyperspace-seed-jsonrpc-examples.json', import.meta.url),
+    'utf8',
+  );
+  return (JSON.parse(text) as { pairs: SeedPair[] }).pairs.filter((p) =>
+    p.request.method.startsWith('memory.'),
+  );
+}
