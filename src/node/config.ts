@@ -9,6 +9,7 @@
  * data: ./.plexus           # relative paths are relative to this file
  * dev: false
  * demo: false              # true, or some of [echo, text, math, demo]
+ * primitives: true          # the Hyperspace primitives: true, false, or some of [state, guard, …]
  * store: sqlite             # or memory
  * drainMs: 10000
  * tls: { cert: cert.pem, key: key.pem }   # required on any non-loopback host (D14)
@@ -28,6 +29,7 @@ import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { PlexusError } from '../core/errors.js';
 import type { ApiKeyEntry } from '../security/auth/index.js';
 import { DEMO_AGENT_IDS } from './demo-agents.js';
+import { HYPERSPACE_PRIMITIVES } from './hyperspace.js';
 
 /** The default configuration file name, looked up in the working directory. */
 export const DEFAULT_CONFIG_FILE = 'plexus.yaml';
@@ -68,6 +70,8 @@ export interface NodeConfig {
   readonly dev?: boolean;
   /** Host the demo agents: all of them, or the listed agent ids (`echo`, `text`, `math`, `demo`). */
   readonly demo?: boolean | readonly string[];
+  /** Host the Hyperspace primitives: all of them (the default), none, or the listed ones. */
+  readonly primitives?: boolean | readonly string[];
   readonly store?: NodeStoreKind;
   readonly drainMs?: number;
   readonly tls?: TlsConfig;
@@ -84,6 +88,7 @@ const TOP_FIELDS = [
   'data',
   'dev',
   'demo',
+  'primitives',
   'store',
   'drainMs',
   'tls',
@@ -206,6 +211,28 @@ export function parseNodeConfig(value: unknown, source = 'configuration', baseDi
   if (o['host'] !== undefined) config.host = text(source, 'host', o['host']);
   if (o['data'] !== undefined) config.data = at(text(source, 'data', o['data']));
   if (o['dev'] !== undefined) config.dev = flag(source, 'dev', o['dev']);
+  if (o['primitives'] !== undefined) {
+    const primitives = o['primitives'];
+    config.primitives = Array.isArray(primitives)
+      ? primitives.map((name, i) => {
+          const primitive = text(source, `primitives[${i}]`, name);
+          if (!(HYPERSPACE_PRIMITIVES as readonly string[]).includes(primitive)) {
+            fail(
+              source,
+              `primitives[${i}]`,
+              `must name a primitive (${HYPERSPACE_PRIMITIVES.join(', ')}), got ${show(primitive)}`,
+            );
+          }
+          return primitive;
+        })
+      : typeof primitives === 'boolean'
+        ? primitives
+        : fail(
+            source,
+            'primitives',
+            `must be true, false or a list of primitive names, got ${show(primitives)}`,
+          );
+  }
   if (o['demo'] !== undefined) {
     const demo = o['demo'];
     config.demo = Array.isArray(demo)

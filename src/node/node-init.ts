@@ -8,6 +8,8 @@ import { PlexusError } from '../core/errors.js';
 import type { AgentDefinition } from '../runtime/index.js';
 import { isLoopbackHost, type ApiKeyEntry } from '../security/index.js';
 import type { FaceLogger } from '../transports/face-components.js';
+import type { PaymentRoutesInit } from '../transports/http/payment-route.js';
+import { checkPrimitiveNames } from './hyperspace.js';
 import type { NodeConfig, NodeStoreKind, PeerConfig, TlsConfig } from './config.js';
 
 /** The default port (D15). */
@@ -35,6 +37,14 @@ export interface NodeInit {
   readonly dev?: boolean;
   /** Register the demo agents (echo, summariser, evaluator, slow job), or those listed by id. @default false */
   readonly demo?: boolean | readonly string[];
+  /**
+   * Host the eight Hyperspace primitives (state, guard, tool, memory, recursive, learning,
+   * improving, micropayments), or those listed.
+   * @default true
+   */
+  readonly primitives?: boolean | readonly string[];
+  /** Priced routes answered with the HTTP 402 payment flow (seed 003 §6.3). @default none */
+  readonly payments?: PaymentRoutesInit;
   /** More agents to host. @default [] */
   readonly agents?: readonly AgentDefinition[];
   /** API keys accepted as bearer credentials (their SHA-256 only). @default [] */
@@ -70,6 +80,7 @@ export interface ResolvedNodeInit {
   readonly port: number;
   readonly dev: boolean;
   readonly demo: boolean | readonly string[];
+  readonly primitives: boolean | readonly string[];
   readonly bodyLimitBytes: number;
   readonly drainMs: number;
 }
@@ -86,6 +97,7 @@ export function nodeInitFromConfig(config: NodeConfig, overrides: NodeInit = {})
   if (config.port !== undefined) fromConfig.port = config.port;
   if (config.dev !== undefined) fromConfig.dev = config.dev;
   if (config.demo !== undefined) fromConfig.demo = config.demo;
+  if (config.primitives !== undefined) fromConfig.primitives = config.primitives;
   if (config.auth?.apiKeys !== undefined) fromConfig.apiKeys = config.auth.apiKeys;
   if (config.peers !== undefined) fromConfig.peers = config.peers;
   if (config.auth?.trustedPeers !== undefined) fromConfig.trustedPeers = config.auth.trustedPeers;
@@ -139,6 +151,12 @@ export function resolveNodeInit(init: NodeInit, cwd: string = process.cwd()): Re
     port,
     dev: init.dev ?? false,
     demo: init.demo ?? false,
+    primitives:
+      init.primitives === undefined || init.primitives === true
+        ? true
+        : init.primitives === false
+          ? false
+          : checkPrimitiveNames(init.primitives),
     bodyLimitBytes,
     drainMs,
   };

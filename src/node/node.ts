@@ -28,10 +28,12 @@ import {
   registerPeerRoutes,
   type PeerDirectory,
 } from '../transports/peer/index.js';
+import { registerPaymentRoutes } from '../transports/http/payment-route.js';
 import { attachWsJsonRpc } from '../transports/ws-jsonrpc/index.js';
 import type { TlsConfig } from './config.js';
 import { resolveNodeInit, type NodeInit } from './node-init.js';
 import { demoAgents } from './demo-agents.js';
+import { hyperspaceHost, type HyperspaceHost } from './hyperspace.js';
 import { loadOrCreateNodeKey, type NodeKey } from './node-key.js';
 
 /** How long `stop()` waits for open HTTP connections after the drain before cutting them, ms. */
@@ -121,6 +123,7 @@ interface Running {
   readonly app: FastifyInstance;
   readonly ws: { close(): Promise<void> };
   readonly directory: PeerDirectory | undefined;
+  readonly hyperspace: HyperspaceHost;
   readonly url: string;
   readonly port: number;
 }
@@ -181,8 +184,23 @@ export function createNode(init: NodeInit = {}): Node {
               peers: { peerFor: (card) => directory?.peerFor(card) },
               logger,
             });
+      // The tool primitive invokes tools through the runtime, created right after it.
+      let created: Runtime | undefined;
+      const hyperspace = hyperspaceHost(
+        {
+          log,
+          nodeId,
+          runtime: () => {
+            if (created === undefined) throw new PlexusError('UNAVAILABLE', 'the runtime is not started yet');
+            return created;
+          },
+        },
+        options.primitives,
+      );
+      await hyperspace.start();
+      cleanup.push(() => hyperspace.stop());
       const demo = options.demo === false ? [] : demoAgents(options.demo === true ? undefined : options.demo);
-      const agents = [...demo, ...(init.agents ?? [])];
+      const agents = [...demo, ...hyperspace.agents, ...(init.agents ?? [])];
       const runtime = createRuntime({
         log,
         nodeId,
@@ -193,6 +211,7 @@ export function createNode(init: NodeInit = {}): Node {
         ...(snapshots === undefined ? {} : { snapshots }),
         ...(init.defaultTimeoutMs === undefined ? {} : { defaultTimeoutMs: init.defaultTimeoutMs }),
       });
+      created = runtime;
       if (peers.length > 0) {
         directory = peerDirectory({
           peers,
@@ -233,8 +252,12 @@ export function createNode(init: NodeInit = {}): Node {
         bodyLimit: options.bodyLimitBytes,
         ...(trusted.length === 0 ? {} : { trustedPeers: trusted }),
       });
+      if (init.payments !== undefined) {
+        await registerPaymentRoutes(app, components, { ...init.payments, bodyLimit: options.bodyLimitBytes });
+      }
       const ws = attachWsJsonRpc(app.server, components, {
         maxMessageBytes: options.bodyLimitBytes,
+        methodAliases: hyperspace.methods,
       });
       cleanup.push(() => ws.close());
       await listen(app, options.host, options.port);
@@ -246,7 +269,7 @@ export function createNode(init: NodeInit = {}): Node {
         cleanup.push(() => started.stop());
       }
       logger.info({ nodeId, url, auth: policy.required ? 'on' : 'off' }, 'plexus node started');
-      return { key, log, artifacts, runtime, app, ws, directory, url, port };
+      return { key, log, artifacts, runtime, app, ws, directory, hyperspace, url, port };
     } catch (error) {
       for (const undo of cleanup.reverse()) await undo().catch(() => undefined);
       throw toPlexusError(error);
@@ -272,6 +295,7 @@ export function createNode(init: NodeInit = {}): Node {
     clearTimeout(timer);
     if (!closed) r.app.server.closeAllConnections();
     await closing.catch(() => undefined);
+    await r.hyperspace.stop().catch(() => undefined);
     await r.artifacts.stop().catch(() => undefined);
     await r.log.stop();
     logger.info({ nodeId: r.key.identity.did }, 'plexus node stopped');

@@ -6,6 +6,7 @@
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PlexusError } from '../core/errors.js';
+import type { JsonValue } from '../core/json.js';
 import type { Job } from '../core/records/job.js';
 import {
   idempotencyProjection,
@@ -17,6 +18,7 @@ import {
   EVENT_DB_FILE,
   fileSnapshotStore,
   projectionDigest,
+  projectionJson,
   projectionView,
   rebuildProjection,
   sqliteEventLog,
@@ -29,11 +31,13 @@ import {
   type SnapshotStore,
 } from '../store/index.js';
 
+import { HYPERSPACE_PROJECTIONS } from './hyperspace.js';
 /** The projections a node keeps, in the order replay checks them. */
 export const NODE_PROJECTIONS: readonly Projection<unknown>[] = [
   registryProjection,
   jobsProjection,
   idempotencyProjection,
+  ...HYPERSPACE_PROJECTIONS,
 ];
 
 /**
@@ -102,11 +106,22 @@ function readOnly(store: SnapshotStore): SnapshotStore {
   };
 }
 
-function sizeOf(state: unknown): number {
+/**
+ * How many records a state holds: a Map's size; otherwise, from its JSON form, the items of
+ * its collections (an array's length, an object's members, summed over the top-level members
+ * that are collections).
+ */
+function sizeOf(projection: Projection<unknown>, state: unknown): number {
   if (state instanceof Map) return state.size;
   if (typeof state === 'object' && state !== null && 'keys' in state && state.keys instanceof Map)
     return state.keys.size;
-  return 0;
+  const count = (v: JsonValue): number =>
+    Array.isArray(v) ? v.length : typeof v === 'object' && v !== null ? Object.keys(v).length : 0;
+  const json = projectionJson(projection, state);
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return count(json);
+  const members = Object.values(json);
+  const collections = members.filter((v) => typeof v === 'object' && v !== null);
+  return collections.length === 0 ? members.length : collections.reduce((n, v) => n + count(v), 0);
 }
 
 function checkProblem(check: ProjectionCheck, what: string): string {
@@ -172,7 +187,7 @@ export async function replayLog(
     }
     projections.push({
       name: projection.name,
-      entries: sizeOf(rebuilt.state),
+      entries: sizeOf(projection, rebuilt.state),
       digest: projectionDigest(projection, rebuilt.state),
       checks,
     });

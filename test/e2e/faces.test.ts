@@ -137,7 +137,20 @@ describe('a node process', () => {
 
   it('lists its agents (discovery)', async () => {
     const all = await get(`${node.url}/agents?origin=local`);
-    expect((all.body.agents as { id: string }[]).map((a) => a.id)).toEqual(['demo', 'echo', 'math', 'text']);
+    expect((all.body.agents as { id: string }[]).map((a) => a.id)).toEqual([
+      'demo',
+      'echo',
+      'guard',
+      'improving',
+      'learning',
+      'math',
+      'memory',
+      'micropayments',
+      'recursive',
+      'state',
+      'text',
+      'tool',
+    ]);
     expect((await get(`${node.url}/agents/math`)).body).toMatchObject({ id: 'math', origin: 'local' });
     const caps = await get(`${node.url}/agents/text/capabilities`);
     expect(caps.body.capabilities[0].verb).toBe('text.summarize');

@@ -141,6 +141,7 @@ describe('resolveNodeInit', () => {
       port: 3100,
       dev: false,
       demo: false,
+      primitives: true,
       bodyLimitBytes: 1_048_576,
       drainMs: 10_000,
     });

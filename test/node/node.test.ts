@@ -62,7 +62,20 @@ describe('createNode', () => {
     expect(node.url).toBe(`http://127.0.0.1:${node.port}`);
     expect(await (await fetch(`${node.url}/healthz`)).json()).toEqual({ status: 'ok' });
     const agents = (await (await fetch(`${node.url}/agents`)).json()) as { agents: { id: string }[] };
-    expect(agents.agents.map((a) => a.id)).toEqual(['demo', 'echo', 'math', 'text']);
+    expect(agents.agents.map((a) => a.id)).toEqual([
+      'demo',
+      'echo',
+      'guard',
+      'improving',
+      'learning',
+      'math',
+      'memory',
+      'micropayments',
+      'recursive',
+      'state',
+      'text',
+      'tool',
+    ]);
   });
 
   it('refuses requests without credentials when not in dev mode, and admits node tokens and API keys', async () => {

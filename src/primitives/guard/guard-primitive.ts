@@ -241,8 +241,10 @@ export function guardPrimitive(components: GuardComponents, init: GuardInit = {}
           const micros = toMicros(amount, 'amount', { allowZero: false });
           return lock.run(sessionId, async () => {
             const session = sessions.require(sessionId, ctx.envelope.tenantId);
-            requireActive(session, 'consume budget');
             const f = figures(session);
+            // An overspend is refused as such even on an ended session (the seed's own flow
+            // asks for 5.00 after endSession and expects −32002); an affordable spend on an
+            // ended session is refused as PRECONDITION_FAILED below.
             if (micros > f.remaining) {
               throw new PlexusError(
                 'BUDGET_EXCEEDED',
@@ -256,6 +258,7 @@ export function guardPrimitive(components: GuardComponents, init: GuardInit = {}
                 },
               );
             }
+            requireActive(session, 'consume budget');
             const data: BudgetConsumedData = {
               sessionId,
               amount: micros,

@@ -59,14 +59,19 @@ export interface Connection {
 
 /**
  * The `data` member of an error answer: the Plexus ErrorData (`code`, `message`, `retryable`,
- * `details`), except that failures which are not PlexusErrors (bugs) say no more than
+ * `details`) with the members of `details` also copied to the top, where the seed's clients
+ * read them (`{remaining, requested, limit}` on −32002), except that failures which are not PlexusErrors (bugs) say no more than
  * "internal error".
  */
 export function hyperspaceErrorData(error: PlexusError): JsonValue {
   if (error.code === 'INTERNAL' && error.cause !== undefined && !(error.cause instanceof PlexusError)) {
     return { code: 'INTERNAL', message: 'internal error', retryable: false };
   }
-  return error.toData() as unknown as JsonObject;
+  const data = error.toData() as unknown as JsonObject;
+  const details = data['details'];
+  // The seed's clients read application fields at the top of `data` (seed 003 §8:
+  // `{remaining, requested, limit}` for −32002); Plexus's own members win a clash.
+  return isJsonObject(details) ? { ...details, ...data } : data;
 }
 
 /** One JSON-RPC error response (Hyperspace codes) for an error the face itself found. */

@@ -36,7 +36,8 @@ export interface JsonRpcErrorInit {
 /**
  * The JSON-RPC error object for a Plexus error: `code` from `ERROR_TABLE[code].jsonrpc` (or
  * `.hyperspace`), `message` the spec's standard text for the five standard codes
- * (JSONRPC_STANDARD_MESSAGES) and the error's own message otherwise, `data` the error's
+ * (JSONRPC_STANDARD_MESSAGES) when the number means exactly that error (so `CONFLICT`, sent as
+ * −32603, keeps its own message) and the error's own message otherwise, `data` the error's
  * `details` unless `init.data` says otherwise. An unknown code is treated as `INTERNAL`.
  * @throws never.
  */
@@ -46,7 +47,9 @@ export function toJsonRpcError(
 ): JsonRpcErrorObject {
   const plexusCode = isPlexusErrorCode(error.code) ? error.code : 'INTERNAL';
   const code = ERROR_TABLE[plexusCode][init.codes ?? 'jsonrpc'];
-  const message = JSONRPC_STANDARD_MESSAGES[code] ?? error.message;
+  // The spec's text only where the number means exactly this error; CONFLICT on −32603 keeps its own words.
+  const standard = plexusCodeFromJsonRpc(code) === plexusCode ? JSONRPC_STANDARD_MESSAGES[code] : undefined;
+  const message = standard ?? error.message;
   const data = 'data' in init ? init.data : error.details;
   return data === undefined ? { code, message } : { code, message, data };
 }

@@ -32,8 +32,10 @@ describe('attachWsJsonRpc: limits and lifecycle', () => {
       jsonrpc: '2.0',
       error: {
         code: -32600,
-        message: 'Invalid Request',
+        message: `the message is ${Buffer.byteLength(big)} bytes; the limit is 1024`,
         data: {
+          limit: 1024,
+          size: Buffer.byteLength(big),
           code: 'INPUT_TOO_LARGE',
           message: `the message is ${Buffer.byteLength(big)} bytes; the limit is 1024`,
           retryable: false,

@@ -107,6 +107,7 @@ describe('attachWsJsonRpc', () => {
           code: -32601,
           message: 'Method not found',
           data: {
+            verb: 'demo.missing',
             code: 'UNKNOWN_VERB',
             message: expect.stringContaining('demo.missing'),
             retryable: false,
@@ -151,8 +152,9 @@ describe('attachWsJsonRpc', () => {
           jsonrpc: '2.0',
           error: {
             code: number,
-            message: number === -32603 ? 'Internal error' : `no: ${code}`,
-            data: { code, message: `no: ${code}`, retryable, details: { asked: code } },
+            message: `no: ${code}`,
+            // The details also sit at the top of `data`, where the seed's clients read them.
+            data: { asked: code, code, message: `no: ${code}`, retryable, details: { asked: code } },
           },
           id: code,
         });

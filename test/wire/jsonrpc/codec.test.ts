@@ -188,9 +188,10 @@ describe('jsonRpcCodec encode', () => {
       error: { code: -32002, message: 'Budget exceeded' },
       id: 'r1',
     });
+    // −32603 means INTERNAL; another error sent as −32603 keeps its own message.
     expect(jsonRpcCodec.encode(env)).toEqual({
       jsonrpc: '2.0',
-      error: { code: -32603, message: 'Internal error' },
+      error: { code: -32603, message: 'Budget exceeded' },
       id: 'r1',
     });
   });

@@ -97,7 +97,6 @@ describe('handleJsonRpcText', () => {
     ['UNKNOWN_VERB', -32601, 'Method not found'],
     ['INVALID_PARAMS', -32602, 'Invalid params'],
     ['INTERNAL', -32603, 'Internal error'],
-    ['BUDGET_EXCEEDED', -32603, 'Internal error'],
   ] as const)('maps a thrown %s to %i with the standard message', async (code, jsonrpc, message) => {
     expect(
       await answer('{"jsonrpc":"2.0","method":"m","id":1}', failWith(new PlexusError(code, 'detail'))),
@@ -106,6 +105,15 @@ describe('handleJsonRpcText', () => {
       error: { code: jsonrpc, message },
       id: 1,
     });
+  });
+
+  it('keeps the message of an error sent as −32603 that is not INTERNAL', async () => {
+    expect(
+      await answer(
+        '{"jsonrpc":"2.0","method":"m","id":1}',
+        failWith(new PlexusError('BUDGET_EXCEEDED', 'detail')),
+      ),
+    ).toEqual({ jsonrpc: '2.0', error: { code: -32603, message: 'detail' }, id: 1 });
   });
 
   it('uses Hyperspace codes and the error message when asked', async () => {

@@ -1,0 +1,140 @@
+/**
+ * The eight Hyperspace primitives (seed 003 §4–6) as a node hosts them: created over the
+ * node's event log, started before the runtime (their views catch up with the log) and
+ * stopped after it, registered as ordinary agents, their JSON-RPC method names mapped onto
+ * verbs for the WebSocket face, and their projections checked by `plexus replay --verify`.
+ */
+import { PlexusError } from '../core/errors.js';
+import type { Projection } from '../store/projection.js';
+import type { EventLog, SignalOptions } from '../store/event-log.js';
+import type { Runtime } from '../runtime/index.js';
+import type { AgentDefinition } from '../runtime/index.js';
+import type { Primitive } from '../primitives/primitive.js';
+import { STATE_PROJECTIONS, statePrimitive } from '../primitives/state/index.js';
+import { GUARD_PROJECTIONS, guardPrimitive } from '../primitives/guard/index.js';
+import { TOOL_PROJECTIONS, runtimeToolCall, toolPrimitive } from '../primitives/tool/index.js';
+import { MEMORY_PROJECTIONS, memoryPrimitive } from '../primitives/memory/index.js';
+import { RECURSIVE_PROJECTIONS, recursivePrimitive } from '../primitives/recursive/index.js';
+import { LEARNING_PROJECTIONS, learningPrimitive } from '../primitives/learning/index.js';
+import { IMPROVING_PROJECTIONS, improvingPrimitive } from '../primitives/improving/index.js';
+import { MICROPAYMENTS_PROJECTIONS, micropaymentsPrimitive } from '../primitives/micropayments/index.js';
+
+/** The primitive names, in the seed's order. */
+export const HYPERSPACE_PRIMITIVES = [
+  'state',
+  'guard',
+  'tool',
+  'memory',
+  'recursive',
+  'learning',
+  'improving',
+  'micropayments',
+] as const;
+
+/** One of {@link HYPERSPACE_PRIMITIVES}. */
+export type HyperspacePrimitiveName = (typeof HYPERSPACE_PRIMITIVES)[number];
+
+/** Every projection of every primitive, for `plexus replay --verify`. */
+export const HYPERSPACE_PROJECTIONS: readonly Projection<unknown>[] = [
+  ...STATE_PROJECTIONS,
+  ...GUARD_PROJECTIONS,
+  ...TOOL_PROJECTIONS,
+  ...MEMORY_PROJECTIONS,
+  ...RECURSIVE_PROJECTIONS,
+  ...LEARNING_PROJECTIONS,
+  ...IMPROVING_PROJECTIONS,
+  ...MICROPAYMENTS_PROJECTIONS,
+];
+
+/** What the node gives the primitives. */
+export interface HyperspaceComponents {
+  readonly log: EventLog;
+  /** The node's id (the `peerId` primitives answer with). */
+  readonly nodeId: string;
+  /** The runtime, once created (the tool primitive invokes tools through it). */
+  readonly runtime: () => Runtime;
+  readonly now?: () => number;
+}
+
+/** The primitives a node hosts. */
+export interface HyperspaceHost {
+  /** The hosted primitives. */
+  readonly primitives: readonly Primitive[];
+  /** Their agents, for the runtime. */
+  readonly agents: readonly AgentDefinition[];
+  /** JSON-RPC method → verb, for the WebSocket face. */
+  readonly methods: Readonly<Record<string, string>>;
+  /** Starts every primitive's views. */
+  start(options?: SignalOptions): Promise<void>;
+  /** Stops them. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Checks a list of primitive names.
+ * @throws PlexusError `INVALID_PARAMS` naming an unknown primitive.
+ */
+export function checkPrimitiveNames(names: readonly string[]): readonly HyperspacePrimitiveName[] {
+  for (const name of names) {
+    if (!(HYPERSPACE_PRIMITIVES as readonly string[]).includes(name)) {
+      throw new PlexusError(
+        'INVALID_PARAMS',
+        `unknown primitive ${JSON.stringify(name)}; the primitives are ${HYPERSPACE_PRIMITIVES.join(', ')}`,
+        { details: { field: 'primitives' } },
+      );
+    }
+  }
+  return names as readonly HyperspacePrimitiveName[];
+}
+
+/**
+ * Creates the primitives `which` names (all eight for `true`, none for `false`). `guard` and
+ * `recursive` need `state` (they check sessions): asking for either brings `state` in.
+ *
+ * @throws PlexusError `INVALID_PARAMS` for an unknown name.
+ */
+export function hyperspaceHost(
+  components: HyperspaceComponents,
+  which: boolean | readonly string[],
+): HyperspaceHost {
+  const wanted = new Set<HyperspacePrimitiveName>(
+    which === true ? HYPERSPACE_PRIMITIVES : which === false ? [] : checkPrimitiveNames(which),
+  );
+  if (wanted.has('guard') || wanted.has('recursive')) wanted.add('state');
+  const { log, nodeId } = components;
+  const base = components.now === undefined ? { log } : { log, now: components.now };
+  const list: Primitive[] = [];
+  const state = wanted.has('state') ? statePrimitive(base) : undefined;
+  if (state !== undefined) list.push(state);
+  if (state !== undefined && wanted.has('guard'))
+    list.push(guardPrimitive({ ...base, sessions: state.sessions }));
+  if (wanted.has('tool')) {
+    list.push(toolPrimitive({ ...base, invoke: runtimeToolCall(components.runtime) }, { peerId: nodeId }));
+  }
+  if (wanted.has('memory')) list.push(memoryPrimitive({ ...base, peerId: nodeId }));
+  if (state !== undefined && wanted.has('recursive')) {
+    list.push(recursivePrimitive({ ...base, sessions: state.sessions }));
+  }
+  if (wanted.has('learning')) list.push(learningPrimitive(base));
+  if (wanted.has('improving')) list.push(improvingPrimitive(base, { peerId: nodeId }));
+  if (wanted.has('micropayments')) list.push(micropaymentsPrimitive(base));
+  const methods: Record<string, string> = {};
+  for (const p of list) Object.assign(methods, p.methods);
+  let started: Primitive[] = [];
+  return {
+    primitives: list,
+    agents: list.map((p) => p.agent),
+    methods,
+    async start(options) {
+      for (const p of list) {
+        await p.start(options);
+        started.push(p);
+      }
+    },
+    async stop() {
+      const running = started.reverse();
+      started = [];
+      for (const p of running) await p.stop();
+    },
+  };
+}
