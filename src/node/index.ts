@@ -52,3 +52,12 @@ export {
   type ReplayReport,
   type ReplayedProjection,
 } from './offline.js';
+export {
+  HYPERSPACE_PRIMITIVES,
+  HYPERSPACE_PROJECTIONS,
+  checkPrimitiveNames,
+  hyperspaceHost,
+  type HyperspaceComponents,
+  type HyperspaceHost,
+  type HyperspacePrimitiveName,
+} from './hyperspace.js';

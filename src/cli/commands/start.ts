@@ -13,6 +13,7 @@ import { PlexusError } from '../../core/errors.js';
 import {
   DEFAULT_CONFIG_FILE,
   DEMO_VERBS,
+  HYPERSPACE_PRIMITIVES,
   createNode,
   loadNodeConfig,
   nodeInitFromConfig,
@@ -99,6 +100,14 @@ export async function runStart(io: CliIo, opts: StartOptions, shutdown: Promise<
   if (node.auth.required) say(`          token: plexus token issue --data ${node.dataDir} --subject me`);
   say(`  faces   ESRP POST ${node.url}/v1/execute and /v1/jobs · Emergence POST ${node.url}/emergence`);
   say(`          discovery GET ${node.url}/agents · WebSocket JSON-RPC ${ws}/rpc · GET ${node.url}/healthz`);
+  const primitives = init.primitives ?? true;
+  const hosted = HYPERSPACE_PRIMITIVES.filter(
+    (p) => primitives === true || (Array.isArray(primitives) && primitives.includes(p)),
+  );
+  if (hosted.length > 0) {
+    say(`  hyperspace primitives over ${ws}/rpc: ${hosted.join(', ')}`);
+    say(`          e.g. {"jsonrpc":"2.0","id":1,"method":"state.createSession","params":{"agentName":"me"}}`);
+  }
   const demo = init.demo ?? false;
   const shown = DEMO_VERBS.filter((v) => demo === true || (Array.isArray(demo) && demo.includes(v.agent)));
   if (shown.length > 0) {
