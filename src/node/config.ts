@@ -21,6 +21,7 @@
  *   - { url: http://127.0.0.1:3101, did: did:key:z6Mk…, token: <bearer for that node> }
  * peerPollMs: 10000
  * limits: { bodyLimitBytes: 1048576, defaultTimeoutMs: 30000 }
+ * capabilities: { enabled: false, roots: [did:key:z6Mk…], requireToken: true, enforce: true }
  * ```
  */
 import { readFile } from 'node:fs/promises';
@@ -53,6 +54,20 @@ export interface TlsConfig {
   readonly key: string;
 }
 
+/** UCAN capability checks (D7; docs/capabilities.md). */
+export interface CapabilitiesConfig {
+  /** Check every request's capability token. @default false */
+  readonly enabled?: boolean;
+  /** did:keys trusted as roots beside the node's own key. @default [] */
+  readonly roots?: readonly string[];
+  /** Refuse requests without a token even for verbs that declare no scope or effect. @default true */
+  readonly requireToken?: boolean;
+  /** Refuse what a token does not cover (false: let it through, audited as forced). @default true */
+  readonly enforce?: boolean;
+  /** Verified chains kept in the cache. @default 4096 */
+  readonly cacheSize?: number;
+}
+
 /** Request limits. */
 export interface LimitsConfig {
   /** The largest request body, bytes (413 beyond). */
@@ -80,6 +95,7 @@ export interface NodeConfig {
   /** How often peers' agent lists are polled, ms. */
   readonly peerPollMs?: number;
   readonly limits?: LimitsConfig;
+  readonly capabilities?: CapabilitiesConfig;
 }
 
 const TOP_FIELDS = [
@@ -96,6 +112,7 @@ const TOP_FIELDS = [
   'peers',
   'peerPollMs',
   'limits',
+  'capabilities',
 ] as const;
 
 type Fields = Record<string, unknown>;
@@ -297,6 +314,39 @@ export function parseNodeConfig(value: unknown, source = 'configuration', baseDi
   }
   if (o['peerPollMs'] !== undefined) {
     config.peerPollMs = integer(source, 'peerPollMs', o['peerPollMs'], 10, 3_600_000);
+  }
+  if (o['capabilities'] !== undefined) {
+    const c = object(source, 'capabilities', o['capabilities'], [
+      'enabled',
+      'roots',
+      'requireToken',
+      'enforce',
+      'cacheSize',
+    ]);
+    const caps: { -readonly [K in keyof CapabilitiesConfig]: CapabilitiesConfig[K] } = {};
+    if (c['enabled'] !== undefined) caps.enabled = flag(source, 'capabilities.enabled', c['enabled']);
+    if (c['requireToken'] !== undefined)
+      caps.requireToken = flag(source, 'capabilities.requireToken', c['requireToken']);
+    if (c['enforce'] !== undefined) caps.enforce = flag(source, 'capabilities.enforce', c['enforce']);
+    if (c['cacheSize'] !== undefined)
+      caps.cacheSize = integer(source, 'capabilities.cacheSize', c['cacheSize'], 1, 10_000_000);
+    if (c['roots'] !== undefined) {
+      const roots = c['roots'];
+      if (!Array.isArray(roots))
+        fail(source, 'capabilities.roots', `must be a list of did:keys, got ${show(roots)}`);
+      caps.roots = roots.map((r, i) => {
+        const did = text(source, `capabilities.roots[${i}]`, r);
+        if (!did.startsWith('did:key:z6Mk')) {
+          fail(
+            source,
+            `capabilities.roots[${i}]`,
+            `must be an Ed25519 did:key (did:key:z6Mk…), got ${show(did)}`,
+          );
+        }
+        return did;
+      });
+    }
+    config.capabilities = caps;
   }
   if (o['limits'] !== undefined) {
     const limits = object(source, 'limits', o['limits'], ['bodyLimitBytes', 'defaultTimeoutMs']);

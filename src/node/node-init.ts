@@ -10,7 +10,7 @@ import { isLoopbackHost, type ApiKeyEntry } from '../security/index.js';
 import type { FaceLogger } from '../transports/face-components.js';
 import type { PaymentRoutesInit } from '../transports/http/payment-route.js';
 import { checkPrimitiveNames } from './hyperspace.js';
-import type { NodeConfig, NodeStoreKind, PeerConfig, TlsConfig } from './config.js';
+import type { CapabilitiesConfig, NodeConfig, NodeStoreKind, PeerConfig, TlsConfig } from './config.js';
 
 /** The default port (D15). */
 export const DEFAULT_PORT = 3100;
@@ -45,6 +45,8 @@ export interface NodeInit {
   readonly primitives?: boolean | readonly string[];
   /** Priced routes answered with the HTTP 402 payment flow (seed 003 §6.3). @default none */
   readonly payments?: PaymentRoutesInit;
+  /** UCAN capability checks on every request (D7). @default off */
+  readonly capabilities?: CapabilitiesConfig;
   /** More agents to host. @default [] */
   readonly agents?: readonly AgentDefinition[];
   /** API keys accepted as bearer credentials (their SHA-256 only). @default [] */
@@ -107,6 +109,7 @@ export function nodeInitFromConfig(config: NodeConfig, overrides: NodeInit = {})
     fromConfig.defaultTimeoutMs = config.limits.defaultTimeoutMs;
   if (config.drainMs !== undefined) fromConfig.drainMs = config.drainMs;
   if (config.tls !== undefined) fromConfig.tls = config.tls;
+  if (config.capabilities !== undefined) fromConfig.capabilities = config.capabilities;
   return { ...fromConfig, ...overrides };
 }
 

@@ -8,8 +8,23 @@ import { mkdir, readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { PlexusError, toPlexusError } from '../core/errors.js';
-import { createRuntime, type Runtime } from '../runtime/index.js';
-import { authenticator, authPolicy, envelopeVerifier, type AuthPolicy } from '../security/index.js';
+import {
+  auditPreEffect,
+  capabilityAuthorizer,
+  createRevocations,
+  createRuntime,
+  type CapabilityAuthorizer,
+  type Revocations,
+  type Runtime,
+} from '../runtime/index.js';
+import {
+  authenticator,
+  authPolicy,
+  envelopeVerifier,
+  proofStore,
+  ucanVerifier,
+  type AuthPolicy,
+} from '../security/index.js';
 import {
   fileArtifactStore,
   fileSnapshotStore,
@@ -30,7 +45,7 @@ import {
 } from '../transports/peer/index.js';
 import { registerPaymentRoutes } from '../transports/http/payment-route.js';
 import { attachWsJsonRpc } from '../transports/ws-jsonrpc/index.js';
-import type { TlsConfig } from './config.js';
+import type { CapabilitiesConfig, TlsConfig } from './config.js';
 import { resolveNodeInit, type NodeInit } from './node-init.js';
 import { demoAgents } from './demo-agents.js';
 import { hyperspaceHost, type HyperspaceHost } from './hyperspace.js';
@@ -113,6 +128,46 @@ async function listen(app: FastifyInstance, host: string, port: number): Promise
     if (reason === undefined) throw cause;
     throw new PlexusError('UNAVAILABLE', `cannot listen: ${reason}`, { cause, retryable: false });
   }
+}
+
+/** The UCAN checks of a node (D7): revocations from the log, a chain verifier, the authorizer. */
+interface CapabilityChecks {
+  readonly revocations: Revocations;
+  readonly authorizer: CapabilityAuthorizer;
+}
+
+async function capabilityChecks(
+  log: EventLog,
+  nodeId: string,
+  config: CapabilitiesConfig | undefined,
+  snapshots: SnapshotStore | undefined,
+): Promise<CapabilityChecks | undefined> {
+  if (config?.enabled !== true) return undefined;
+  const store = proofStore();
+  const revocations = createRevocations({
+    log,
+    resolver: store,
+    ...(snapshots === undefined ? {} : { snapshots }),
+  });
+  await revocations.start();
+  const verifier = ucanVerifier({
+    roots: [nodeId, ...(config.roots ?? [])],
+    audience: nodeId,
+    store,
+    revocations,
+    ...(config.cacheSize === undefined ? {} : { cacheSize: config.cacheSize }),
+  });
+  const authorizer = capabilityAuthorizer({
+    verifier,
+    log,
+    auditMode: 'batch',
+    requireToken: config.requireToken ?? true,
+    enforce: config.enforce ?? true,
+    // The node's own in-process calls (recovery, the tool primitive's child calls) carry the
+    // caller's authority already checked at the face.
+    exempt: (r) => (r.context.face === 'internal' ? 'an in-process call of the node' : undefined),
+  });
+  return { revocations, authorizer };
 }
 
 interface Running {
@@ -199,6 +254,8 @@ export function createNode(init: NodeInit = {}): Node {
       );
       await hyperspace.start();
       cleanup.push(() => hyperspace.stop());
+      const capabilities = await capabilityChecks(log, nodeId, init.capabilities, snapshots);
+      if (capabilities !== undefined) cleanup.push(() => capabilities.revocations.stop());
       const demo = options.demo === false ? [] : demoAgents(options.demo === true ? undefined : options.demo);
       const agents = [...demo, ...hyperspace.agents, ...(init.agents ?? [])];
       const runtime = createRuntime({
@@ -208,6 +265,12 @@ export function createNode(init: NodeInit = {}): Node {
         verifier,
         requireAuth: policy.required,
         ...(remote === undefined ? {} : { remote }),
+        ...(capabilities === undefined
+          ? {}
+          : {
+              authorizers: [capabilities.authorizer],
+              preEffects: [auditPreEffect, capabilities.authorizer.auditEffect],
+            }),
         ...(snapshots === undefined ? {} : { snapshots }),
         ...(init.defaultTimeoutMs === undefined ? {} : { defaultTimeoutMs: init.defaultTimeoutMs }),
       });

@@ -12,6 +12,7 @@ import {
   idempotencyProjection,
   jobsProjection,
   registryProjection,
+  revocationsProjection,
   type JobsState,
 } from '../runtime/index.js';
 import {
@@ -37,6 +38,7 @@ export const NODE_PROJECTIONS: readonly Projection<unknown>[] = [
   registryProjection,
   jobsProjection,
   idempotencyProjection,
+  revocationsProjection,
   ...HYPERSPACE_PROJECTIONS,
 ];
 

@@ -160,3 +160,43 @@ export {
   type AgentSupervisor,
   type SupervisorComponents,
 } from './supervisor.js';
+export {
+  AUDIT_CAPABILITY_EVENT,
+  CAPABILITY_DECISIONS,
+  capabilityAuthorizer,
+  capabilityOf,
+  type CapabilityAuthorizer,
+  type CapabilityAuthorizerComponents,
+  type CapabilityAuthorizerInit,
+  type CapabilityDecision,
+} from './pipeline/capability-authorizer.js';
+export {
+  REVOCATIONS_PROJECTION_NAME,
+  UCAN_REVOKED_EVENT,
+  createRevocations,
+  revocationsProjection,
+  type Revocations,
+  type RevocationsInit,
+  type RevocationsState,
+  type UcanRevokedData,
+} from './revocations.js';
+export {
+  SUPERVISION_STRATEGIES,
+  checkSupervisorSpec,
+  countRestart,
+  isSupervisorSpec,
+  restartGroup,
+  restartTypeOf,
+  type ChildRestart,
+  type ChildSpec,
+  type SupervisionStrategy,
+  type SupervisorSpec,
+} from './supervision-spec.js';
+export {
+  createSupervisionTree,
+  type ChildExitOptions,
+  type SupervisionAction,
+  type SupervisionReport,
+  type SupervisionTree,
+  type SupervisionTreeComponents,
+} from './supervision-tree.js';

@@ -58,3 +58,4 @@ export {
 } from './signing-digest.js';
 export type { SigningInput } from './signing-digest.js';
 export * from './auth/index.js';
+export * from './ucan/index.js';

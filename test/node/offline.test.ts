@@ -61,8 +61,9 @@ describe('replayDataDir', () => {
         ['resume', true],
       ]);
     }
-    // The Hyperspace primitives' projections (none hosted here: empty) keep no snapshots.
+    // Revocations and the Hyperspace primitives' projections (none used here: empty) keep no snapshots.
     const primitives = report.projections.slice(3);
+    expect(primitives[0]?.name).toBe('ucan.revocations');
     expect(primitives.map((p) => p.name)).toContain('state.sessions');
     for (const p of primitives) {
       expect(p.entries).toBe(0);
