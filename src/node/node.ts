@@ -240,14 +240,16 @@ export function createNode(init: NodeInit = {}): Node {
               logger,
             });
       // The tool primitive invokes tools through the runtime, created right after it.
-      let created: Runtime | undefined;
+      const created: { runtime?: Runtime } = {};
       const hyperspace = hyperspaceHost(
         {
           log,
           nodeId,
           runtime: () => {
-            if (created === undefined) throw new PlexusError('UNAVAILABLE', 'the runtime is not started yet');
-            return created;
+            if (created.runtime === undefined) {
+              throw new PlexusError('UNAVAILABLE', 'the runtime is not started yet');
+            }
+            return created.runtime;
           },
         },
         options.primitives,
@@ -274,7 +276,7 @@ export function createNode(init: NodeInit = {}): Node {
         ...(snapshots === undefined ? {} : { snapshots }),
         ...(init.defaultTimeoutMs === undefined ? {} : { defaultTimeoutMs: init.defaultTimeoutMs }),
       });
-      created = runtime;
+      created.runtime = runtime;
       if (peers.length > 0) {
         directory = peerDirectory({
           peers,
