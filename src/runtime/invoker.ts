@@ -5,7 +5,6 @@
  * execution under supervision, post-effects and encoding follow in the job engine and the
  * runtime. Each step is a span of the observer.
  */
-import { randomUUID } from 'node:crypto';
 import type { Envelope } from '../core/envelope.js';
 import { PlexusError, toPlexusError } from '../core/errors.js';
 import type { JsonValue } from '../core/json.js';
@@ -21,7 +20,8 @@ import { RUNTIME_EVENTS, type JobSubmittedData } from './events.js';
 import { idempotencyIdentity, type IdempotencyIdentity, type IdempotencyState } from './idempotency.js';
 import { newActiveJob, type ActiveJob } from './active-job.js';
 import type { JobRunner } from './job-runner.js';
-import type { JobEntry, JobsState } from './jobs-projection.js';
+import { newJobId } from './job-id.js';
+import { jobEntryFromLog, type JobEntry, type JobsState } from './jobs-projection.js';
 import type { Observer } from './observer.js';
 import { authenticateStep, authorizeStep, principalOf, type Authorizer } from './pipeline/authorize.js';
 import { runPreEffects, type PreEffect } from './pipeline/effects.js';
@@ -62,6 +62,12 @@ export type Accepted =
   /** A duplicate of a finished job. */
   | { readonly kind: 'stored'; readonly entry: JobEntry };
 
+/** What the idempotency step found: an outcome, or a finished job to read back from the log. */
+type Lookup = Accepted | { readonly kind: 'archived'; readonly jobId: string };
+
+/** Passed as `archived` when the log had no such job: the key then no longer answers. */
+const ARCHIVE_MISS = { job: { id: '' } } as unknown as JobEntry;
+
 function notAccepting(): PlexusError {
   return new PlexusError(
     'UNAVAILABLE',
@@ -69,8 +75,17 @@ function notAccepting(): PlexusError {
   );
 }
 
-/** Pipeline step `idempotency`: finds the job that already answers this key, or reserves a new one. */
-function lookup(c: InvokerComponents, identity: IdempotencyIdentity, fresh: () => ActiveJob): Accepted {
+/**
+ * Pipeline step `idempotency`: finds the job that already answers this key, or reserves a new
+ * one. A finished job the jobs projection no longer keeps is reported as `archived` (read it
+ * from the log, then call again with it as `archived`).
+ */
+function lookup(
+  c: InvokerComponents,
+  identity: IdempotencyIdentity,
+  fresh: () => ActiveJob,
+  archived?: JobEntry,
+): Lookup {
   const conflict = (jobId: string): PlexusError =>
     new PlexusError(
       'CONFLICT',
@@ -85,8 +100,10 @@ function lookup(c: InvokerComponents, identity: IdempotencyIdentity, fresh: () =
   const remembered = c.idempotency.state().keys.get(identity.key);
   if (remembered !== undefined && remembered.expiresAt > c.now()) {
     if (remembered.payloadHash !== identity.payloadHash) throw conflict(remembered.jobId);
-    const entry = c.jobs.state().get(remembered.jobId);
+    const entry =
+      c.jobs.state().get(remembered.jobId) ?? (archived?.job.id === remembered.jobId ? archived : undefined);
     if (entry !== undefined && isTerminalJobState(entry.job.state)) return { kind: 'stored', entry };
+    if (entry === undefined && archived === undefined) return { kind: 'archived', jobId: remembered.jobId };
   }
   if (!c.accepting()) throw notAccepting();
   const job = fresh();
@@ -180,23 +197,32 @@ export async function accept(
             signal,
           ),
         );
-  const { identity, found } = runStep(observer, 'idempotency', attrs, () => {
+  const fresh = (key: IdempotencyIdentity) => (): ActiveJob =>
+    newActiveJob({
+      id: newJobId(),
+      request,
+      principal,
+      mode,
+      key: key.key,
+      payloadHash: key.payloadHash,
+      timeoutMs: deadline.timeoutMs,
+      deadlineAt: deadline.deadlineAt,
+      resolution,
+    });
+  const step = runStep(observer, 'idempotency', attrs, () => {
     const key = idempotencyIdentity(request, context);
-    const hit = lookup(c, key, () =>
-      newActiveJob({
-        id: randomUUID(),
-        request,
-        principal,
-        mode,
-        key: key.key,
-        payloadHash: key.payloadHash,
-        timeoutMs: deadline.timeoutMs,
-        deadlineAt: deadline.deadlineAt,
-        resolution,
-      }),
-    );
-    return { identity: key, found: hit };
+    return { identity: key, hit: lookup(c, key, fresh(key)) };
   });
+  const { identity } = step;
+  let found: Accepted;
+  if (step.hit.kind === 'archived') {
+    // A duplicate of a finished job beyond the jobs projection's retention: read it back.
+    const jobId = step.hit.jobId;
+    found = await runStep(observer, 'idempotency', attrs, async () => {
+      const archived = await jobEntryFromLog(c.log, jobId, { signal });
+      return lookup(c, identity, fresh(identity), archived ?? ARCHIVE_MISS) as Accepted;
+    });
+  } else found = step.hit;
   if (found.kind !== 'new') {
     observer.count('runtime.duplicates', { face: context.face });
     return found;

@@ -4,11 +4,12 @@
  * plus what the runtime needs to answer and recover it.
  */
 import type { Envelope } from '../core/envelope.js';
-import type { ErrorData } from '../core/errors.js';
+import { PlexusError, type ErrorData } from '../core/errors.js';
 import type { JsonValue } from '../core/json.js';
 import type { Event } from '../core/records/event.js';
 import { compareDateTimes, isDateTime } from '../core/records/datetime.js';
 import { canTransition, isTerminalJobState, type Job, type JobState } from '../core/records/job.js';
+import type { EventLog, SignalOptions } from '../store/event-log.js';
 import type { Projection } from '../store/projection.js';
 import type { InvocationMode } from './context.js';
 import {
@@ -47,6 +48,52 @@ export type JobsState = Map<string, JobEntry>;
 
 /** The name of the jobs projection. */
 export const JOBS_PROJECTION_NAME = 'runtime.jobs';
+
+/**
+ * How many finished jobs the jobs projection keeps in memory by default: the most recently
+ * finished ones. Older finished jobs stay in the log and are read from it on demand
+ * (`Runtime.getJob`, duplicates inside the idempotency window); unfinished jobs are always kept.
+ */
+export const DEFAULT_RETAINED_FINISHED_JOBS = 10_000;
+
+/**
+ * The order in which a state's jobs finished (ids, oldest first, from `head`), kept beside
+ * the state rather than in it so the state stays a plain `Map`. Rebuilt from `lastSeq` when a
+ * state comes from a snapshot: a finished job's last event is its terminal one, so `lastSeq`
+ * order is finish order.
+ */
+interface FinishedOrder {
+  ids: string[];
+  head: number;
+}
+
+const FINISHED = new WeakMap<JobsState, FinishedOrder>();
+
+/** The finish order of `state`, built from it on first use (leaving out `except`, finishing now). */
+function finishedOrder(state: JobsState, except: string): FinishedOrder {
+  let order = FINISHED.get(state);
+  if (order === undefined) {
+    const done = [...state.values()].filter((e) => e.job.id !== except && isTerminalJobState(e.job.state));
+    done.sort((a, b) => a.lastSeq - b.lastSeq);
+    order = { ids: done.map((e) => e.job.id), head: 0 };
+    FINISHED.set(state, order);
+  }
+  return order;
+}
+
+/** Records that `id` finished, then drops the oldest finished jobs beyond `retain`. */
+function retire(state: JobsState, id: string, retain: number): void {
+  const order = finishedOrder(state, id);
+  order.ids.push(id);
+  while (order.ids.length - order.head > retain) {
+    const oldest = order.ids[order.head++];
+    if (oldest !== undefined) state.delete(oldest);
+  }
+  if (order.head > 1024 && order.head * 2 > order.ids.length) {
+    order.ids = order.ids.slice(order.head);
+    order.head = 0;
+  }
+}
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -140,9 +187,14 @@ function moved(
 
 /**
  * Applies one job event. Events that do not fit (an unknown job, a transition that
- * `JOB_TRANSITIONS` forbids) are skipped, so a rebuild never stops on them.
+ * `JOB_TRANSITIONS` forbids) are skipped, so a rebuild never stops on them. Keeps every job
+ * (no retention limit); the projection's `apply` adds the limit.
  */
 export function applyJobEvent(state: JobsState, event: Event): JobsState {
+  return applyWithRetention(state, event, Infinity);
+}
+
+function applyWithRetention(state: JobsState, event: Event, retain: number): JobsState {
   if (event.type === RUNTIME_EVENTS.jobSubmitted) return submitted(state, event);
   const id = (event.data as { id?: unknown } | null)?.id;
   if (typeof id !== 'string') return state;
@@ -152,6 +204,7 @@ export function applyJobEvent(state: JobsState, event: Event): JobsState {
   const go = (to: JobState, patch: Partial<Mutable<Job>>, started?: JobStartedData): JobsState => {
     if (!canTransition(from, to)) return state;
     state.set(id, moved(entry, event, to, patch, started));
+    if (retain !== Infinity && isTerminalJobState(to)) retire(state, id, retain);
     return state;
   };
   switch (event.type) {
@@ -191,18 +244,82 @@ function errorOf(event: Event): ErrorData {
   return (event.data as unknown as JobErrorData).error;
 }
 
-/** The jobs projection. */
-export const jobsProjection: Projection<JobsState> = {
-  name: JOBS_PROJECTION_NAME,
-  version: 1,
-  filter: { typePrefix: 'job.' },
-  initial: () => new Map(),
-  apply: applyJobEvent,
-  toJson(state) {
-    return { jobs: Object.fromEntries([...state].map(([id, e]) => [id, e as unknown as JsonValue])) };
-  },
-  fromJson(json) {
-    const jobs = (json as { jobs?: Record<string, JobEntry> } | null)?.jobs ?? {};
-    return new Map(Object.entries(jobs));
-  },
-};
+/** Options of {@link jobsProjectionWith}. */
+export interface JobsProjectionInit {
+  /**
+   * Finished jobs kept in the state: the most recently finished ones (finish order is the
+   * order of their terminal events, so every rebuild keeps the same ones). `Infinity` keeps
+   * every job.
+   * @default DEFAULT_RETAINED_FINISHED_JOBS (10000)
+   */
+  readonly retainFinishedJobs?: number;
+}
+
+/**
+ * The jobs projection with a retention limit for finished jobs.
+ *
+ * @throws PlexusError `INVALID_PARAMS` unless `retainFinishedJobs` is a whole number ≥ 1 or `Infinity`.
+ */
+export function jobsProjectionWith(init: JobsProjectionInit = {}): Projection<JobsState> {
+  const retain = init.retainFinishedJobs ?? DEFAULT_RETAINED_FINISHED_JOBS;
+  if (retain !== Infinity && (!Number.isSafeInteger(retain) || retain < 1)) {
+    throw new PlexusError(
+      'INVALID_PARAMS',
+      `retainFinishedJobs must be a whole number ≥ 1 (or Infinity), got ${String(retain)}`,
+    );
+  }
+  return {
+    name: JOBS_PROJECTION_NAME,
+    // Version 2: finished jobs beyond the limit are dropped (version 1 kept all of them).
+    version: 2,
+    filter: { typePrefix: 'job.' },
+    initial: () => new Map(),
+    apply: (state, event) => applyWithRetention(state, event, retain),
+    toJson(state) {
+      return { jobs: Object.fromEntries([...state].map(([id, e]) => [id, e as unknown as JsonValue])) };
+    },
+    fromJson(json) {
+      const jobs = (json as { jobs?: Record<string, JobEntry> } | null)?.jobs ?? {};
+      return new Map(Object.entries(jobs));
+    },
+  };
+}
+
+/**
+ * The jobs projection: every unfinished job and the {@link DEFAULT_RETAINED_FINISHED_JOBS}
+ * most recently finished ones.
+ */
+export const jobsProjection: Projection<JobsState> = jobsProjectionWith();
+
+/** Events per read while a job is rebuilt from the log. */
+const JOB_READ_PAGE = 1000;
+
+/**
+ * Rebuilds one job's entry from its own events in the log (found by their causation, the job
+ * id): how a finished job the projection no longer keeps is read. `undefined` when the log has
+ * no such job.
+ *
+ * @throws PlexusError from the log's reads.
+ */
+export async function jobEntryFromLog(
+  log: EventLog,
+  id: string,
+  options: SignalOptions = {},
+): Promise<JobEntry | undefined> {
+  const state: JobsState = new Map();
+  let after = 0;
+  for (;;) {
+    const events = await log.read({
+      afterSeq: after,
+      causation: id,
+      typePrefix: 'job.',
+      limit: JOB_READ_PAGE,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    for (const event of events) applyJobEvent(state, event);
+    const last = events[events.length - 1];
+    if (last === undefined || events.length < JOB_READ_PAGE) break;
+    after = last.seq;
+  }
+  return state.get(id);
+}

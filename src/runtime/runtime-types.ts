@@ -71,6 +71,14 @@ export interface RuntimeInit extends RuntimeComponents {
    * @default 0
    */
   readonly snapshotEvery?: number;
+  /**
+   * Finished jobs kept in memory (the most recently finished; unfinished jobs are always
+   * kept). Older ones stay in the log: `getJob`, `answerOf`, `jobEvents` and duplicates inside
+   * the idempotency window read them back from it. Keep the default on a node checked with
+   * `plexus replay --verify`, which rebuilds the jobs projection with it.
+   * @default 10000
+   */
+  readonly retainFinishedJobs?: number;
   /** Contain stray rejections from handlers (a process-wide listener while started). @default true */
   readonly containRejections?: boolean;
 }

@@ -20,7 +20,7 @@ import { readJobEvents, watchJobEvents, type JobEvent, type JobEventsOptions } f
 import type { JobOutcome } from './active-job.js';
 import { createJobRunner } from './job-runner.js';
 import { encodeEntry, encodeOutcome, requestOf, requestOfEntry } from './answers.js';
-import { jobsProjection, type JobEntry } from './jobs-projection.js';
+import { jobEntryFromLog, jobsProjectionWith, type JobEntry } from './jobs-projection.js';
 import { accept, type InvokerComponents } from './invoker.js';
 import { noopObserver } from './observer.js';
 import { auditPreEffect } from './pipeline/effects.js';
@@ -62,6 +62,9 @@ export function createRuntime(init: RuntimeInit): Runtime {
   // state on the hot path (quadratic over a node's life), so by default they are saved at
   // stop only and rebuilt from the log after a crash (Perf-009).
   const hot = { ...snapshots, snapshotEvery: init.snapshotEvery ?? 0 };
+  const jobsProjection = jobsProjectionWith(
+    init.retainFinishedJobs === undefined ? {} : { retainFinishedJobs: init.retainFinishedJobs },
+  );
   const jobs = projectionView({ log, projection: jobsProjection, ...hot });
   const idempotency = projectionView({ log, projection: idempotencyProjection, ...hot });
   const supervisors = new Map<string, AgentSupervisor>();
@@ -151,7 +154,8 @@ export function createRuntime(init: RuntimeInit): Runtime {
     const held = runner.active.get(id);
     if (held?.held !== undefined) await runner.persist(held).catch(() => undefined); // make it visible
     await jobs.waitFor((await log.head(options)).seq, options);
-    const entry = jobs.state().get(id);
+    // A finished job beyond the projection's retention is read back from the log.
+    const entry = jobs.state().get(id) ?? (await jobEntryFromLog(log, id, options));
     if (entry === undefined) {
       throw new PlexusError('NOT_FOUND', `no job with id ${JSON.stringify(id)}`, { details: { job: id } });
     }

@@ -15,7 +15,7 @@ import { PlexusError, toPlexusError } from '../core/errors.js';
 import type { Event } from '../core/records/event.js';
 import type { EventLogBackend } from './event-log-backend.js';
 import { isDamagedRow } from './event-log-backend.js';
-import { checkLink, GENESIS_PREV, sealEvent } from './event-chain.js';
+import { checkLink, eventOf, GENESIS_PREV, sealEvent } from './event-chain.js';
 import { normalizeRead } from './event-filter.js';
 import { checkEventInputs, type CheckedInput } from './event-input.js';
 import type {
@@ -65,6 +65,9 @@ interface Pending {
 
 type State = 'idle' | 'starting' | 'running' | 'stopping';
 
+/** Most batches handed to a backend's `sealAndCommit` at once (one committing, one waiting). */
+const MAX_IN_FLIGHT = 2;
+
 function cancelled(signal: AbortSignal): PlexusError {
   return new PlexusError('CANCELLED', 'the event log call was aborted', { cause: signal.reason });
 }
@@ -89,6 +92,12 @@ export function createEventLog(backend: EventLogBackend, init: EventLogInit = {}
   let flushing = false;
   let scheduled = false;
   let drained: (() => void) | undefined;
+  /** Pipelined path: batches with the backend, the next seq to hand out, and whether to renumber. */
+  let inFlight = 0;
+  let nextSeq = 1;
+  let resync = false;
+  /** The backend's own sealing, when it offers it (see {@link pump}). */
+  const sealing = backend.sealAndCommit?.bind(backend);
   const subscribers = new Set<Subscriber>();
   const taps = new Set<LiveTap>();
 
@@ -119,13 +128,35 @@ export function createEventLog(backend: EventLogBackend, init: EventLogInit = {}
     return batch;
   };
 
+  /** Makes the committed batch visible: head, live taps, subscribers, then the appenders. */
+  const publish = (batch: readonly Pending[], sealed: readonly Event[][], all: readonly Event[]): void => {
+    const last = all[all.length - 1];
+    if (last !== undefined) head = { seq: last.seq, cid: last.cid };
+    for (const t of taps) {
+      try {
+        t.onBatch(all);
+      } catch {
+        // a tap must not throw; the log keeps going
+      }
+    }
+    for (const s of subscribers) deliver(s, all, tuning.highWater);
+    batch.forEach((p, i) => {
+      p.resolve(sealed[i] ?? []);
+    });
+  };
+
+  const detach = (batch: readonly Pending[]): void => {
+    for (const p of batch) if (p.onAbort !== undefined) p.signal?.removeEventListener('abort', p.onAbort);
+  };
+
+  /** The backend's `commit` path: seal here, store, publish; one batch at a time. */
   const flush = async (): Promise<void> => {
     scheduled = false;
     flushing = true;
     try {
       while (queue.length > 0) {
         const batch = takeBatch();
-        for (const p of batch) if (p.onAbort !== undefined) p.signal?.removeEventListener('abort', p.onAbort);
+        detach(batch);
         const time = new Date(now()).toISOString();
         const sealed: Event[][] = [];
         const all: Event[] = [];
@@ -151,24 +182,96 @@ export function createEventLog(backend: EventLogBackend, init: EventLogInit = {}
           for (const p of batch) p.reject(failure);
           continue;
         }
-        const last = all[all.length - 1];
-        if (last !== undefined) head = { seq: last.seq, cid: last.cid };
-        for (const t of taps) {
-          try {
-            t.onBatch(all);
-          } catch {
-            // a tap must not throw; the log keeps going
-          }
-        }
-        for (const s of subscribers) deliver(s, all, tuning.highWater);
-        batch.forEach((p, i) => {
-          p.resolve(sealed[i] ?? []);
-        });
+        publish(batch, sealed, all);
       }
     } finally {
       flushing = false;
       drained?.();
     }
+  };
+
+  /** Builds the events of a batch sealed by the backend and publishes them. */
+  const publishSealed = (batch: readonly Pending[], cids: readonly string[], time: string): void => {
+    const sealed: Event[][] = [];
+    const all: Event[] = [];
+    let seq = head.seq;
+    let prev = head.cid;
+    let i = 0;
+    for (const p of batch) {
+      const events: Event[] = [];
+      for (const input of p.inputs) {
+        const cid = cids[i++] as string;
+        const event = eventOf(input, ++seq, cid, prev, time);
+        prev = cid;
+        events.push(event);
+        all.push(event);
+      }
+      sealed.push(events);
+    }
+    publish(batch, sealed, all);
+  };
+
+  /**
+   * The backend's `sealAndCommit` path (Perf-P3-001), pipelined: up to {@link MAX_IN_FLIGHT}
+   * batches are with the backend at once (it commits them in order), so the next batch forms
+   * and is handed over while the previous one commits. Batches are published in seq order. When
+   * one fails, the ones after it fail too (their seqs assumed it), and numbering restarts from
+   * the head once none is in flight.
+   */
+  const pump = (sealAndCommit: NonNullable<EventLogBackend['sealAndCommit']>): void => {
+    scheduled = false;
+    if (resync) {
+      if (inFlight > 0) return; // the last one to settle schedules the next pump
+      resync = false;
+      nextSeq = head.seq + 1;
+    }
+    if (queue.length === 0) {
+      drained?.();
+      return;
+    }
+    while (queue.length > 0 && inFlight < MAX_IN_FLIGHT) {
+      const batch = takeBatch();
+      detach(batch);
+      const inputs: CheckedInput[] = [];
+      for (const p of batch) for (const input of p.inputs) inputs.push(input);
+      const firstSeq = nextSeq;
+      nextSeq += inputs.length;
+      const time = new Date(now()).toISOString();
+      inFlight++;
+      const settled = (): void => {
+        inFlight--;
+        if ((queue.length > 0 || resync) && !scheduled) {
+          scheduled = true;
+          setImmediate(kick);
+        }
+        drained?.();
+      };
+      sealAndCommit({ inputs, firstSeq, time }).then(
+        (cids) => {
+          if (resync || firstSeq !== head.seq + 1 || cids.length !== inputs.length) {
+            const failure = new PlexusError(
+              'UNAVAILABLE',
+              `${backend.description}: an earlier commit failed, so this one was not made; retry`,
+            );
+            for (const p of batch) p.reject(failure);
+            resync = true;
+          } else publishSealed(batch, cids, time);
+          settled();
+        },
+        (error: unknown) => {
+          const failure = commitFailed(backend.description, error);
+          for (const p of batch) p.reject(failure);
+          resync = true;
+          settled();
+        },
+      );
+    }
+  };
+
+  /** Starts committing what is queued, on whichever path the backend offers. */
+  const kick = (): void => {
+    if (sealing === undefined) void flush();
+    else pump(sealing);
   };
 
   const enqueue = (
@@ -190,15 +293,15 @@ export function createEventLog(backend: EventLogBackend, init: EventLogInit = {}
       queue.push(pending);
       if (!flushing && !scheduled) {
         scheduled = true;
-        setImmediate(() => void flush());
+        setImmediate(kick);
       }
     });
 
   const waitDrained = async (): Promise<void> => {
-    while (flushing || scheduled || queue.length > 0) {
+    while (flushing || scheduled || queue.length > 0 || inFlight > 0) {
       await new Promise<void>((resolve) => {
         drained = resolve;
-        if (!flushing && !scheduled) void flush();
+        if (!flushing && !scheduled) kick();
       });
       drained = undefined;
     }
@@ -220,6 +323,8 @@ export function createEventLog(backend: EventLogBackend, init: EventLogInit = {}
       starting = (async () => {
         try {
           head = await backend.open();
+          nextSeq = head.seq + 1;
+          resync = false;
           state = 'running';
         } catch (error) {
           state = 'idle';

@@ -51,7 +51,21 @@ export function hashedBodyText(input: CheckedInput, prev: string | null, time: s
  * (its data is a fresh copy parsed from the canonical text).
  */
 export function sealEvent(input: CheckedInput, seq: number, prev: string | null, time: string): Event {
-  const cid = eventCidFromCanonical(hashedBodyText(input, prev, time));
+  return eventOf(input, seq, eventCidFromCanonical(hashedBodyText(input, prev, time)), prev, time);
+}
+
+/**
+ * The frozen {@link Event} of a checked input whose `cid` is already computed (sealed
+ * elsewhere, e.g. on the SQLite writer thread). Its data is a fresh copy parsed from the
+ * canonical text.
+ */
+export function eventOf(
+  input: CheckedInput,
+  seq: number,
+  cid: string,
+  prev: string | null,
+  time: string,
+): Event {
   const event: { -readonly [K in keyof Event]: Event[K] } = {
     seq,
     cid,

@@ -6,6 +6,7 @@
  */
 import type { Event } from '../core/records/event.js';
 import type { EventQuery } from './event-filter.js';
+import type { CheckedInput } from './event-input.js';
 import type { EventLogHead } from './event-log.js';
 
 /** A value or a promise of it: the SQLite and memory backends answer synchronously. */
@@ -25,6 +26,18 @@ export function isDamagedRow(row: ScannedRow): row is DamagedRow {
   return 'damaged' in row;
 }
 
+/**
+ * A batch for {@link EventLogBackend.sealAndCommit}: consecutive events from `firstSeq`, the
+ * first linked (`prev`) to the last event the backend stored before it.
+ */
+export interface SealBatch {
+  readonly inputs: readonly CheckedInput[];
+  /** The `seq` of the first event: one more than the last event of the batch before it. */
+  readonly firstSeq: number;
+  /** The batch's `time`, shared by all its events. */
+  readonly time: string;
+}
+
 /** Storage for an event log. Called by one log instance, never concurrently for commits. */
 export interface EventLogBackend {
   /** What and where the storage is, for error messages (`sqlite event log at …/events.db`). */
@@ -38,6 +51,17 @@ export interface EventLogBackend {
    * hashing), so a backend storing JSON text need not serialise the data again.
    */
   commit(events: readonly Event[], dataTexts?: readonly string[]): MaybePromise<void>;
+  /**
+   * Optional: seals and stores a batch in one step — computes each event's `cid` (D9: the
+   * `jcs` form of the event's hashed body; `prev` links each to the one before, the first to
+   * the last event stored) and commits all or none — and resolves with the CIDs in order.
+   * The log may hand over the next batch before the previous one settles: batches are
+   * committed in the order given, and a batch whose `firstSeq` does not follow the last
+   * stored event (an earlier one failed) is refused. A backend offering it does the hashing
+   * off the caller's path (the SQLite log on its writer thread); the log then uses it
+   * instead of `commit`. `CONFLICT` when the stored head moved under it (another writer).
+   */
+  sealAndCommit?(batch: SealBatch): Promise<readonly string[]>;
   /** Returns the matching events in `seq` order (at most `query.limit`). */
   read(query: EventQuery): MaybePromise<readonly Event[]>;
   /** Returns up to `limit` stored rows after `afterSeq`, unfiltered and unchecked. */

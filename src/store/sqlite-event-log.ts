@@ -3,7 +3,8 @@
  * WAL mode, one file `<dir>/events.db`.
  *
  * Table design follows DESIGN §7: `seq INTEGER PRIMARY KEY` (the rowid, time-ordered), no
- * UNIQUE index on hashes, one secondary index `(type, seq)`; every batch is one
+ * UNIQUE index on hashes, secondary indexes `(type, seq)` and `(causation, seq)` (a job's
+ * events, read back when a finished job is no longer kept in memory); every batch is one
  * `BEGIN IMMEDIATE` transaction through prepared statements. `data` is stored as JSON text.
  *
  * Durability: `synchronous=NORMAL` (default) makes every commit survive a crash of the
@@ -19,7 +20,8 @@ import type { Event } from '../core/records/event.js';
 import { createEventLog, type EventLogInit } from './create-event-log.js';
 import { deepFreeze } from './event-chain.js';
 import type { EventQuery } from './event-filter.js';
-import type { EventLogBackend, ScannedRow } from './event-log-backend.js';
+import type { EventLogBackend, ScannedRow, SealBatch } from './event-log-backend.js';
+import { startSqliteWriter, type SqliteWriter } from './sqlite-writer.js';
 import type { EventLog, EventLogHead } from './event-log.js';
 
 /** File name of the event database inside the data directory. */
@@ -38,6 +40,13 @@ export interface SqliteEventLogInit extends EventLogInit {
    * @default 'normal'
    */
   readonly synchronous?: 'normal' | 'full';
+  /**
+   * Where appends are sealed (CIDs hashed) and committed: `'thread'` on a writer thread with
+   * its own connection, off the event loop (reads stay on the calling thread); `'main'` on the
+   * calling thread. Same log, same durability either way: an append resolves after its commit.
+   * @default 'thread'
+   */
+  readonly writer?: 'thread' | 'main';
 }
 
 /** The SQLite event log, with the path of its database file. */
@@ -71,6 +80,7 @@ CREATE TABLE IF NOT EXISTS events (
   time TEXT NOT NULL
 ) STRICT;
 CREATE INDEX IF NOT EXISTS events_type_seq ON events (type, seq);
+CREATE INDEX IF NOT EXISTS events_causation_seq ON events (causation, seq) WHERE causation IS NOT NULL;
 `;
 
 const COLUMNS = 'seq, cid, prev, type, data, causation, trace, tenant, time';
@@ -151,8 +161,14 @@ function whereOf(query: EventQuery): { key: string; sql: string; params: (string
   return { key, sql: parts.join(' AND '), params };
 }
 
-function sqliteBackend(path: string, dir: string, synchronous: 'normal' | 'full'): EventLogBackend {
+function sqliteBackend(
+  path: string,
+  dir: string,
+  synchronous: 'normal' | 'full',
+  threaded: boolean,
+): EventLogBackend {
   let db: Database.Database | undefined;
+  let writer: SqliteWriter | undefined;
   let insert: Database.Statement | undefined;
   let insertMany: Database.Statement | undefined;
   let lastRow: Database.Statement | undefined;
@@ -161,15 +177,25 @@ function sqliteBackend(path: string, dir: string, synchronous: 'normal' | 'full'
   const reads = new Map<string, Database.Statement>();
   const description = `sqlite event log at ${path}`;
 
+  /** Closes the calling thread's connection. */
+  const close = (): void => {
+    reads.clear();
+    insert = insertMany = lastRow = scanRows = undefined;
+    commitTx = undefined;
+    const handle = db;
+    db = undefined;
+    handle?.close();
+  };
+
   const open = (): Database.Database => {
     if (db === undefined)
       throw new PlexusError('UNAVAILABLE', `${description} is closed`, { retryable: false });
     return db;
   };
 
-  return {
+  const backend: { -readonly [K in keyof EventLogBackend]: EventLogBackend[K] } = {
     description,
-    open(): EventLogHead {
+    open(): EventLogHead | Promise<EventLogHead> {
       mkdirSync(dir, { recursive: true });
       const handle = new Database(path);
       try {
@@ -223,8 +249,19 @@ function sqliteBackend(path: string, dir: string, synchronous: 'normal' | 'full'
       commitTx = (events, dataTexts) => {
         tx.immediate(events, dataTexts);
       };
-      const head = lastRow.get() as { seq: number; cid: string } | undefined;
-      return head === undefined ? { seq: 0, cid: null } : { seq: head.seq, cid: head.cid };
+      const row = lastRow.get() as { seq: number; cid: string } | undefined;
+      const head: EventLogHead = row === undefined ? { seq: 0, cid: null } : { seq: row.seq, cid: row.cid };
+      if (!threaded) return head;
+      return startSqliteWriter({ path, synchronous, description }).then(
+        (started) => {
+          writer = started;
+          return head;
+        },
+        (error: unknown) => {
+          close();
+          throw error;
+        },
+      );
     },
     commit(events: readonly Event[], dataTexts?: readonly string[]): void {
       open();
@@ -264,15 +301,27 @@ function sqliteBackend(path: string, dir: string, synchronous: 'normal' | 'full'
         }
       });
     },
-    close(): void {
-      reads.clear();
-      insert = insertMany = lastRow = scanRows = undefined;
-      commitTx = undefined;
-      const handle = db;
-      db = undefined;
-      handle?.close();
+    async close(): Promise<void> {
+      const running = writer;
+      writer = undefined;
+      try {
+        await running?.close();
+      } finally {
+        close();
+      }
     },
   };
+  if (threaded) {
+    backend.sealAndCommit = (batch: SealBatch): Promise<readonly string[]> => {
+      if (writer === undefined) {
+        return Promise.reject(
+          new PlexusError('UNAVAILABLE', `${description} is closed`, { retryable: false }),
+        );
+      }
+      return writer.commit(batch);
+    };
+  }
+  return backend;
 }
 
 /**
@@ -288,6 +337,12 @@ function sqliteBackend(path: string, dir: string, synchronous: 'normal' | 'full'
  */
 export function sqliteEventLog(init: SqliteEventLogInit): SqliteEventLog {
   const path = join(init.dir, EVENT_DB_FILE);
-  const log = createEventLog(sqliteBackend(path, init.dir, init.synchronous ?? 'normal'), init);
+  const backend = sqliteBackend(
+    path,
+    init.dir,
+    init.synchronous ?? 'normal',
+    (init.writer ?? 'thread') === 'thread',
+  );
+  const log = createEventLog(backend, init);
   return Object.assign(log, { path });
 }

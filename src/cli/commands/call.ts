@@ -13,12 +13,19 @@
  * `--data` becomes the JSON input named `input` (the verb's whole input; `{}` when absent);
  * each `--input` an ESRP text input. A failed job exits 1
  * with one line naming the job, the ESRP code, the Plexus code and the message.
+ *
+ * Projection hints (seed 002 Part V; see `../call-projection.ts`), read from `--manifest FILE`
+ * or from the node's discovery data: `cli:prompt` asks `… [y/N]` on a terminal before anything
+ * is sent (`--yes` skips the question; without a terminal and without `--yes` the call is
+ * refused, exit 1); `cli:json` prints the output as one line of JSON (its `jq` path applied);
+ * `cli:table` prints a list as a table. `--json` (the whole ESRP response) overrides both.
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { PlexusError } from '../../core/errors.js';
-import { isJsonObject } from '../../core/json.js';
+import { isJsonObject, type JsonValue } from '../../core/json.js';
+import type { ProjectionHints } from '../../core/records/verb-spec.js';
 import { parseJson } from '../../core/parse-json.js';
 import {
   buildEsrpRequest,
@@ -30,6 +37,14 @@ import {
 } from '../esrp-client.js';
 import { fileError, type CliIo } from '../io.js';
 import { nodeRequest, nodeTarget, responseError, type NodeTarget } from '../node-client.js';
+import {
+  CLI_PROJECTIONS,
+  hintsFromManifest,
+  hintsFromNode,
+  promptText,
+  renderOutput,
+} from '../call-projection.js';
+import { askYesNo } from '../confirm.js';
 import { progressDisplay } from '../progress.js';
 import { onInterrupt } from '../signals.js';
 
@@ -44,6 +59,10 @@ export interface CallOptions {
   readonly json: boolean;
   readonly timeout?: string;
   readonly idempotencyKey?: string;
+  /** Run a verb whose hints ask for confirmation (`cli:prompt`) without asking. */
+  readonly yes?: boolean;
+  /** Read projection hints from this manifest instead of the node. */
+  readonly manifest?: string;
 }
 
 /** How `call` meets the terminal: whether stderr is one, and Ctrl-C. */
@@ -51,9 +70,21 @@ export interface CallTerminal {
   readonly isTTY: boolean;
   /** Calls `handler` on Ctrl-C until the returned function is called. */
   onInterrupt(handler: () => void): () => void;
+  /** Whether a person can answer a question (stdin and stderr are terminals). @default false */
+  readonly interactive?: boolean;
+  /** Whether stdout is a terminal (`cli:table` is preferred over `cli:json` there). @default false */
+  readonly stdoutIsTTY?: boolean;
+  /** Asks a yes/no question; needed when `interactive`. */
+  confirm?(question: string): Promise<boolean>;
 }
 
-const processTerminal = (): CallTerminal => ({ isTTY: process.stderr.isTTY, onInterrupt });
+const processTerminal = (): CallTerminal => ({
+  isTTY: process.stderr.isTTY,
+  onInterrupt,
+  interactive: process.stdin.isTTY && process.stderr.isTTY,
+  stdoutIsTTY: process.stdout.isTTY,
+  confirm: (question) => askYesNo(question, process.stdin, process.stderr),
+});
 
 async function readArgument(io: CliIo, value: string, what: string): Promise<string> {
   if (value === '@-') return io.readStdin();
@@ -92,13 +123,61 @@ function timeoutOf(value: string | undefined, async: boolean): number {
   return Number(value);
 }
 
-function printResult(io: CliIo, body: unknown, json: boolean): void {
-  if (json) {
+/** How to print a result: `--json`, or the verb's hints. */
+interface PrintMode {
+  readonly json: boolean;
+  readonly hints: ProjectionHints;
+  readonly stdoutIsTTY: boolean;
+}
+
+function printResult(io: CliIo, body: unknown, mode: PrintMode): void {
+  if (mode.json) {
     io.stdout(`${JSON.stringify(body)}\n`);
     return;
   }
   const outputs = isJsonObject(body) ? (body as Record<string, unknown>)['outputs'] : undefined;
-  io.stdout(`${JSON.stringify(resultOfOutputs(outputs), null, 2)}\n`);
+  const rendered = renderOutput(resultOfOutputs(outputs), mode.hints, mode.stdoutIsTTY);
+  if (rendered.warning !== undefined) io.stderr(`plexus: ${rendered.warning}\n`);
+  io.stdout(rendered.text);
+}
+
+/** The verb's projection hints: from `--manifest`, else the node's, when they can matter. */
+async function hintsOf(
+  io: CliIo,
+  target: NodeTarget,
+  verb: string,
+  opts: CallOptions,
+): Promise<ProjectionHints> {
+  if (opts.manifest !== undefined) return hintsFromManifest(io, opts.manifest, verb);
+  const printsOutput = !opts.json && !(opts.async && !opts.follow);
+  if (opts.yes === true && !printsOutput) return {};
+  return (await hintsFromNode(target, verb)) ?? {};
+}
+
+/**
+ * Asks for confirmation when the hints carry `cli:prompt` and `--yes` was not given.
+ *
+ * @throws PlexusError `CANCELLED` when the answer is no; `INVALID_REQUEST` when nobody can be
+ *   asked (no terminal).
+ */
+async function confirmCall(
+  verb: string,
+  data: JsonValue,
+  hints: ProjectionHints,
+  opts: CallOptions,
+  terminal: CallTerminal,
+): Promise<void> {
+  const hint = hints[CLI_PROJECTIONS.prompt];
+  if (hint === undefined || opts.yes === true) return;
+  if (terminal.interactive !== true || terminal.confirm === undefined) {
+    throw new PlexusError(
+      'INVALID_REQUEST',
+      `${verb} asks for confirmation before it runs (projection ${CLI_PROJECTIONS.prompt}) and there is no terminal to ask on; pass --yes to run it anyway`,
+    );
+  }
+  if (!(await terminal.confirm(promptText(verb, hint, data)))) {
+    throw new PlexusError('CANCELLED', `${verb} was not run: not confirmed`);
+  }
 }
 
 function statusOf(body: unknown): unknown {
@@ -121,7 +200,7 @@ async function followAndFinish(
   target: NodeTarget,
   verb: string,
   jobId: string,
-  opts: CallOptions,
+  mode: PrintMode,
   terminal: CallTerminal,
 ): Promise<void> {
   const display = progressDisplay(
@@ -168,7 +247,7 @@ async function followAndFinish(
   const final = await nodeRequest(target, `/v1/jobs/${encodeURIComponent(jobId)}`);
   const body = checkAnswer(final, verb);
   if (statusOf(body) !== 'succeeded') throw responseError(final, `${verb} (job ${jobId})`);
-  printResult(io, body, opts.json);
+  printResult(io, body, mode);
 }
 
 /**
@@ -195,6 +274,9 @@ export async function runCall(
     timeoutMs,
     ...(opts.idempotencyKey === undefined ? {} : { idempotencyKey: opts.idempotencyKey }),
   });
+  const hints = await hintsOf(io, target, verb, opts);
+  await confirmCall(verb, data, hints, opts, terminal);
+  const mode: PrintMode = { json: opts.json, hints, stdoutIsTTY: terminal.stdoutIsTTY === true };
   if (!async) {
     const waiting = terminal.isTTY
       ? progressDisplay(
@@ -217,7 +299,7 @@ export async function runCall(
         body: request,
         timeoutMs: timeoutMs + 10_000,
       });
-      printResult(io, checkAnswer(response, verb), opts.json);
+      printResult(io, checkAnswer(response, verb), mode);
     } finally {
       if (spinner !== undefined) clearInterval(spinner);
       waiting?.done();
@@ -237,7 +319,7 @@ export async function runCall(
     }
     return;
   }
-  await followAndFinish(io, target, verb, jobId, opts, terminal);
+  await followAndFinish(io, target, verb, jobId, mode, terminal);
 }
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
@@ -266,6 +348,8 @@ export function registerCall(program: Command, io: CliIo): void {
     .option('--json', 'print the ESRP response as JSON', false)
     .option('--timeout <ms>', 'job timeout (default 30000, or 300000 with --async/--follow)')
     .option('--idempotency-key <key>', 'ESRP idempotency_key (default: the payload hash)')
+    .option('-y, --yes', 'run without asking, even when the verb asks for confirmation (cli:prompt)', false)
+    .option('-m, --manifest <file>', "read the verb's projection hints from this manifest, not from the node")
     .action(async (verb: string, opts: CallOptions) => {
       await runCall(io, verb, opts);
     });

@@ -4,10 +4,15 @@ import type { CliIo } from '../io.js';
 import type { CommandOutcome } from '../main.js';
 import { registerNodeCommands } from '../node-commands.js';
 import { registerCanonicalize } from './canonicalize.js';
+import { registerCodegen } from './codegen.js';
 import { registerDemo } from './demo.js';
 import { registerHash } from './hash.js';
 import { registerKeys } from './keys.js';
+import { registerLint } from './lint.js';
+import { registerMock } from './mock.js';
 import { registerSign, registerVerify } from './sign.js';
+import { registerTrace } from './trace.js';
+import { registerUcan } from './ucan.js';
 import { registerValidate } from './validate.js';
 
 /** Registers every command on `program`. */
@@ -20,4 +25,9 @@ export function registerCommands(program: Command, io: CliIo, outcome: CommandOu
   registerVerify(program, io, outcome);
   registerDemo(program, io);
   registerNodeCommands(program, io, outcome);
+  registerLint(program, io, outcome);
+  registerCodegen(program, io, outcome);
+  registerMock(program, io, outcome);
+  registerTrace(program, io);
+  registerUcan(program, io, outcome);
 }

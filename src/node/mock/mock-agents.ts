@@ -109,7 +109,11 @@ export function mockExampleInput(spec: VerbSpec, validator: SchemaValidator = sc
 export function mockInputSchema(input: JsonSchema): JsonSchema {
   if (typeof input === 'boolean')
     return { $schema: JSON_SCHEMA_DIALECT, if: ESRP_DATA_SCHEMA, then: true, else: input };
-  const { $schema: _schema, $defs, $id: _id, ...plain } = input;
+  const plain: Record<string, unknown> = { ...input };
+  const $defs = plain['$defs'];
+  delete plain['$schema'];
+  delete plain['$defs'];
+  delete plain['$id'];
   return {
     $schema: JSON_SCHEMA_DIALECT,
     ...($defs === undefined ? {} : { $defs }),

@@ -18,10 +18,10 @@ type Node =
 export const OPEN_REPEAT_EXTRA = 3;
 
 const PRINTABLE = Array.from({ length: 0x7f - 0x20 }, (_, i) => String.fromCharCode(0x20 + i));
-const DIGITS = [...'0123456789'];
-const WORD = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_'];
+const DIGITS = '0123456789'.split('');
+const WORD = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_'.split('');
 const SPACE = [' '];
-const DOT = [...'abcdefghijklmnopqrstuvwxyz0123456789'];
+const DOT = 'abcdefghijklmnopqrstuvwxyz0123456789'.split('');
 
 class Unsupported extends Error {}
 

@@ -76,7 +76,7 @@ function resolveRef(root: JsonSchema, ref: string, at: string): JsonSchema {
   if (typeof node !== 'boolean' && !isSchemaObject(node)) {
     throw unsatisfiable(`$ref ${JSON.stringify(ref)} points at nothing`, at);
   }
-  return node as JsonSchema;
+  return node;
 }
 
 /** Merges two schemas for generation: keywords of `b` win, except properties and required, which unite. */
@@ -137,7 +137,7 @@ function generator(root: JsonSchema, init: SampleInit) {
     if ('const' in schema) return schema['const'] as JsonValue;
     if (typeof schema['$ref'] === 'string') {
       const { $ref, ...rest } = schema;
-      const target = resolveRef(root, $ref as string, at);
+      const target = resolveRef(root, $ref, at);
       if (typeof target === 'boolean') return value(target, random, depth, at, hops + 1);
       return value(merge(target, rest), random, depth, at, hops + 1);
     }
@@ -156,7 +156,7 @@ function generator(root: JsonSchema, init: SampleInit) {
     for (const key of ['anyOf', 'oneOf'] as const) {
       const branches = schema[key];
       if (Array.isArray(branches) && branches.length > 0) {
-        const { [key]: _, ...rest } = schema;
+        const rest = Object.fromEntries(Object.entries(schema).filter(([k]) => k !== key));
         const list = branches as JsonSchema[];
         const branch = minimal ? cheapest(list) : random.pick(list);
         if (typeof branch === 'boolean') return value(branch, random, depth, at, hops + 1);

@@ -7,6 +7,8 @@
  *   directory polls `?origin=local` so cards learned from other nodes are not echoed back).
  * - `GET /agents/{id}` → the card; 404 `{error: {code: 'NOT_FOUND', message}}` when unknown.
  * - `GET /agents/{id}/capabilities` → `{id, revision, capabilities}`.
+ * - `GET /agents/{id}/verbs` → `{id, revision, verbs}`: the verb specs the agent registered
+ *   (effects, scopes, category, eras, projection hints — what `plexus call` reads its hints from).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { PlexusError } from '../../core/errors.js';
@@ -59,5 +61,14 @@ export function registerDiscoveryRoutes(app: FastifyInstance, scope: FaceScope):
   app.get('/agents/:id/capabilities', DISCOVERY_ROUTE, (request, reply) => {
     const card = registry.get(idOf(request));
     return reply.send({ id: card.id, revision: card.revision ?? 0, capabilities: card.capabilities });
+  });
+
+  app.get('/agents/:id/verbs', DISCOVERY_ROUTE, (request, reply) => {
+    const card = registry.get(idOf(request));
+    return reply.send({
+      id: card.id,
+      revision: card.revision ?? 0,
+      verbs: registry.find(card.id)?.verbs ?? [],
+    });
   });
 }

@@ -13,10 +13,9 @@ import type { Envelope } from '../../core/envelope.js';
 import { PlexusError } from '../../core/errors.js';
 import type { EsrpRequest } from '../../core/esrp/model.js';
 import { payloadHash } from '../../core/esrp/payload-hash.js';
-import { parseEsrpRequest } from '../../core/esrp/request.js';
 import { capabilitySelector } from '../../core/verb-name.js';
 import type { InvocationContext } from '../../runtime/context.js';
-import { decodeEsrpRequest } from '../../wire/esrp/request-codec.js';
+import { decodeEsrpRequestTyped } from '../../wire/esrp/request-codec.js';
 import { parseWireText } from '../../wire/registry.js';
 import {
   esrpAcceptedAnswer,
@@ -49,8 +48,7 @@ export interface DecodedEsrpRequest {
 export function decodeEsrpHttpRequest(scope: FaceScope, request: FastifyRequest): DecodedEsrpRequest {
   const value = parseWireText(bodyText(request), 'esrp-request');
   scope.parsed(request, value);
-  const decoded = decodeEsrpRequest(value);
-  const typed = parseEsrpRequest(value);
+  const { envelope: decoded, typed } = decodeEsrpRequestTyped(value);
   const { registry } = scope.components.runtime;
   const to =
     registry.find(typed.target.service) === undefined ? capabilitySelector(decoded.verb) : decoded.to;

@@ -38,9 +38,25 @@ export const esrpRequestCodec: WireCodec<JsonObject> = {
  *   `INVALID_PARAMS` (ESRP `INVALID_INPUT_SCHEMA`), with `details.problems`.
  */
 export function decodeEsrpRequest(input: unknown): Envelope {
-  const { envelope, problems } = check(input);
-  if (envelope === undefined || problems.length > 0) throw esrpDecodeError('request', problems);
-  return envelope;
+  return decodeEsrpRequestTyped(input).envelope;
+}
+
+/**
+ * {@link decodeEsrpRequest}, also returning the typed request it read (the reference's typed
+ * parse, as `parseEsrpRequest` gives it), so a face needs one read of the document, not two.
+ *
+ * @throws PlexusError as {@link decodeEsrpRequest}.
+ */
+export function decodeEsrpRequestTyped(input: unknown): {
+  readonly envelope: Envelope;
+  readonly typed: EsrpRequest;
+} {
+  const { value, problems } = readEsrpRequest(input, { rules: true });
+  const envelope = value === undefined ? undefined : toEnvelope(value, problems);
+  if (value === undefined || envelope === undefined || problems.length > 0) {
+    throw esrpDecodeError('request', problems);
+  }
+  return { envelope, typed: value };
 }
 
 /**

@@ -32,7 +32,18 @@ describe('samplePattern', () => {
   });
 
   it('gives up (undefined) on constructs it does not support or patterns that are not regular expressions', () => {
-    for (const pattern of ['^(?=a)a$', '^(?!a)b$', '(a)\\1', '\\bword\\b', '^\\p{L}$', '[', '(a', 'a**', '^[z-a]$', '^[]$']) {
+    for (const pattern of [
+      '^(?=a)a$',
+      '^(?!a)b$',
+      '(a)\\1',
+      '\\bword\\b',
+      '^\\p{L}$',
+      '[',
+      '(a',
+      'a**',
+      '^[z-a]$',
+      '^[]$',
+    ]) {
       expect(samplePattern(pattern, seededRandom('x')), pattern).toBeUndefined();
     }
   });

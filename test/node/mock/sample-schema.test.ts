@@ -55,7 +55,15 @@ describe('sampleSchema', () => {
     ['uri', { type: 'string', format: 'uri' }],
     ['email', { type: 'string', format: 'email' }],
     ['hostname', { type: 'string', format: 'hostname' }],
-    ['ipv4 / ipv6', { anyOf: [{ type: 'string', format: 'ipv4' }, { type: 'string', format: 'ipv6' }] }],
+    [
+      'ipv4 / ipv6',
+      {
+        anyOf: [
+          { type: 'string', format: 'ipv4' },
+          { type: 'string', format: 'ipv6' },
+        ],
+      },
+    ],
     ['duration', { type: 'string', format: 'duration' }],
     ['json-pointer', { type: 'string', format: 'json-pointer' }],
     ['lengths', { type: 'string', minLength: 30, maxLength: 31 }],
@@ -74,8 +82,14 @@ describe('sampleSchema', () => {
     ['only a maximum', { type: 'integer', maximum: -5000 }],
     ['type list', { type: ['string', 'null'] }],
     ['vector', { type: 'array', items: { type: 'number' }, minItems: 16, maxItems: 16 }],
-    ['unique items', { type: 'array', items: { type: 'integer', minimum: 0, maximum: 5 }, minItems: 4, uniqueItems: true }],
-    ['tuple', { type: 'array', prefixItems: [{ type: 'string' }, { type: 'boolean' }], items: false, minItems: 2 }],
+    [
+      'unique items',
+      { type: 'array', items: { type: 'integer', minimum: 0, maximum: 5 }, minItems: 4, uniqueItems: true },
+    ],
+    [
+      'tuple',
+      { type: 'array', prefixItems: [{ type: 'string' }, { type: 'boolean' }], items: false, minItems: 2 },
+    ],
     ['map', { type: 'object', additionalProperties: { type: 'integer' }, minProperties: 2 }],
     [
       'closed object',
@@ -102,7 +116,10 @@ describe('sampleSchema', () => {
         $defs: {
           Tree: {
             type: 'object',
-            properties: { name: { type: 'string' }, kids: { type: 'array', items: { $ref: '#/$defs/Tree' } } },
+            properties: {
+              name: { type: 'string' },
+              kids: { type: 'array', items: { $ref: '#/$defs/Tree' } },
+            },
             required: ['name', 'kids'],
             additionalProperties: false,
           },
@@ -111,7 +128,10 @@ describe('sampleSchema', () => {
     ],
     [
       'recursion to the root through a nullable union',
-      { $id: 'https://example.com/nested.json', anyOf: [{ type: 'array', items: { $ref: '#' }, minItems: 1 }, { type: 'null' }] },
+      {
+        $id: 'https://example.com/nested.json',
+        anyOf: [{ type: 'array', items: { $ref: '#' }, minItems: 1 }, { type: 'null' }],
+      },
     ],
     ['true', true],
     ['empty schema', {}],
@@ -132,11 +152,17 @@ describe('sampleSchema', () => {
   it('is deterministic: the same seed gives the same value', () => {
     const schema: JsonSchema = {
       type: 'object',
-      properties: { id: { type: 'string', format: 'uuid' }, n: { type: 'number' }, tags: { type: 'array', items: { type: 'string' } } },
+      properties: {
+        id: { type: 'string', format: 'uuid' },
+        n: { type: 'number' },
+        tags: { type: 'array', items: { type: 'string' } },
+      },
       required: ['id'],
     };
     expect(sampleSchema(schema, seededRandom('s'))).toEqual(sampleSchema(schema, seededRandom('s')));
-    const many = new Set(Array.from({ length: 10 }, (_, i) => JSON.stringify(sampleSchema(schema, seededRandom(`s${i}`)))));
+    const many = new Set(
+      Array.from({ length: 10 }, (_, i) => JSON.stringify(sampleSchema(schema, seededRandom(`s${i}`)))),
+    );
     expect(many.size).toBeGreaterThan(5);
   });
 
@@ -149,7 +175,14 @@ describe('sampleSchema', () => {
       [{ type: 'integer', minimum: 1, maximum: 6, multipleOf: 10 }, /multiple of 10/],
       [{ type: 'string', pattern: '^(?=a)b$' }, /pattern/],
       [{ type: 'array', minItems: 3, prefixItems: [true], items: false }, /minItems 3/],
-      [{ type: 'object', properties: { a: { type: 'object', properties: { b: false }, required: ['b'] } }, required: ['a'] }, /false/],
+      [
+        {
+          type: 'object',
+          properties: { a: { type: 'object', properties: { b: false }, required: ['b'] } },
+          required: ['a'],
+        },
+        /false/,
+      ],
       [{ $ref: '#/$defs/A', $defs: { A: { $ref: '#/$defs/A' } } }, /without end/],
     ];
     for (const [schema, message] of bad) {
@@ -165,7 +198,14 @@ describe('sampleSchema', () => {
     }
     const nested = (() => {
       try {
-        sampleSchema({ type: 'object', properties: { a: { type: 'object', properties: { b: false }, required: ['b'] } }, required: ['a'] }, seededRandom('p'));
+        sampleSchema(
+          {
+            type: 'object',
+            properties: { a: { type: 'object', properties: { b: false }, required: ['b'] } },
+            required: ['a'],
+          },
+          seededRandom('p'),
+        );
       } catch (error) {
         return error as PlexusError;
       }
@@ -178,11 +218,14 @@ describe('sampleSchema', () => {
 describe('sampleMatching', () => {
   it('draws again when a draw misses a keyword the generator does not read', () => {
     const schema: JsonSchema = { type: 'integer', minimum: 0, maximum: 3, not: { const: 0 } };
-    for (let i = 0; i < 20; i++) expect(valid(schema, sampleMatching(schema, `n${i}`, validator))).toEqual([]);
+    for (let i = 0; i < 20; i++)
+      expect(valid(schema, sampleMatching(schema, `n${i}`, validator))).toEqual([]);
   });
 
   it('gives up with the problems of the last draw when nothing matches', () => {
-    expect(() => sampleMatching({ type: 'integer', minimum: 0, maximum: 0, not: { const: 0 } }, 'x', validator)).toThrow(
+    expect(() =>
+      sampleMatching({ type: 'integer', minimum: 0, maximum: 0, not: { const: 0 } }, 'x', validator),
+    ).toThrow(
       /could not generate a value matching the schema in 8 attempts: must NOT be valid|could not generate/,
     );
   });
@@ -241,10 +284,14 @@ const ranged = fc.oneof(
   fc.nat(30).map((a) => `string[..${a}]`),
   fc.tuple(fc.integer({ min: -1000, max: 1000 }), fc.nat(1000)).map(([a, d]) => `int32[${a}..${a + d}]`),
   fc.tuple(fc.nat(255), fc.nat(255)).map(([a, b]) => `uint8[${Math.min(a, b)}..${Math.max(a, b)}]`),
-  fc.tuple(fc.integer({ min: -500, max: 500 }), fc.nat(400)).map(([a, d]) => `float[${a / 4}..${(a + d) / 4}]`),
+  fc
+    .tuple(fc.integer({ min: -500, max: 500 }), fc.nat(400))
+    .map(([a, d]) => `float[${a / 4}..${(a + d) / 4}]`),
   fc.integer({ min: -100, max: 100 }).map((a) => `float64[${a}..]`),
   fc.integer({ min: -100, max: 100 }).map((a) => `int64[..${a}]`),
-  fc.uniqueArray(ident, { minLength: 1, maxLength: 4 }).map((v) => `enum[${v.map((x) => `e${x}`).join(', ')}]`),
+  fc
+    .uniqueArray(ident, { minLength: 1, maxLength: 4 })
+    .map((v) => `enum[${v.map((x) => `e${x}`).join(', ')}]`),
   fc.integer({ min: 1, max: 6 }).map((n) => `vector[${n}]`),
 );
 
@@ -253,16 +300,25 @@ function paren(t: string): string {
 }
 
 function typeExpr(names: readonly string[]): fc.Arbitrary<string> {
-  const leaf = names.length === 0 ? fc.oneof(scalar, ranged) : fc.oneof(scalar, ranged, fc.constantFrom(...names));
+  const leaf =
+    names.length === 0 ? fc.oneof(scalar, ranged) : fc.oneof(scalar, ranged, fc.constantFrom(...names));
   const { expr } = fc.letrec<{ expr: string; list: string; map: string; union: string }>((tie) => ({
-    expr: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, tie('list'), tie('map'), tie('union')),
+    expr: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      leaf,
+      tie('list'),
+      tie('map'),
+      tie('union'),
+    ),
     list: fc
       .tuple(tie('expr'), fc.option(fc.tuple(fc.nat(3), fc.nat(3)), { nil: undefined }))
       .map(([t, size]) =>
         size === undefined ? `list[${t}]` : `list[${t}][${Math.min(...size)}..${Math.max(...size)}]`,
       ),
     map: tie('expr').map((t) => `map[${t}]`),
-    union: fc.tuple(tie('expr'), fc.oneof(leaf, fc.constant('null'))).map(([a, b]) => `${paren(a)} | ${paren(b)}`),
+    union: fc
+      .tuple(tie('expr'), fc.oneof(leaf, fc.constant('null')))
+      .map(([a, b]) => `${paren(a)} | ${paren(b)}`),
   }));
   return expr;
 }
@@ -271,10 +327,19 @@ type YamlType = string | { [field: string]: YamlType };
 
 function objectType(names: readonly string[], depth: number): fc.Arbitrary<Record<string, YamlType>> {
   const field: fc.Arbitrary<YamlType> =
-    depth <= 0 ? typeExpr(names) : fc.oneof({ weight: 4, arbitrary: typeExpr(names) }, { weight: 1, arbitrary: objectType(names, depth - 1) });
+    depth <= 0
+      ? typeExpr(names)
+      : fc.oneof(
+          { weight: 4, arbitrary: typeExpr(names) },
+          { weight: 1, arbitrary: objectType(names, depth - 1) },
+        );
   return fc
     .tuple(
-      fc.uniqueArray(fc.tuple(ident, fc.boolean(), field), { minLength: 0, maxLength: 5, selector: ([k]) => k }),
+      fc.uniqueArray(fc.tuple(ident, fc.boolean(), field), {
+        minLength: 0,
+        maxLength: 5,
+        selector: ([k]) => k,
+      }),
       fc.option(typeExpr(names), { nil: undefined }),
     )
     .map(([fields, rest]) => {
@@ -312,7 +377,10 @@ describe('sampleSchema over the schema language (property)', () => {
         });
         const load = loadManifest(text, 'prop.yaml');
         const errors = load.problems.filter((p) => p.severity === 'error');
-        expect(errors.map((p) => p.message), text).toEqual([]);
+        expect(
+          errors.map((p) => p.message),
+          text,
+        ).toEqual([]);
         const schema = load.manifest.verbs[0]?.output as JsonSchema;
         const json = JSON.stringify(schema);
         if (json.includes('"$defs"')) seen.defs++;

@@ -1,0 +1,141 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { JsonValue } from '../../src/core/json.js';
+import {
+  DEFAULT_RETAINED_FINISHED_JOBS,
+  jobsProjection,
+  jobsProjectionWith,
+  type JobsState,
+} from '../../src/runtime/jobs-projection.js';
+import { rebuildProjection, sqliteEventLog } from '../../src/store/index.js';
+import { agent, request, startRuntime, type Harness } from './helpers.js';
+
+/** An echo agent that counts its calls. */
+function countingEcho(): { calls: () => number; definition: ReturnType<typeof agent> } {
+  let calls = 0;
+  return {
+    calls: () => calls,
+    definition: agent('echo', {
+      'demo.echo': (input: JsonValue) => {
+        calls++;
+        return input;
+      },
+    }),
+  };
+}
+
+describe('jobs retention', () => {
+  let h: Harness | undefined;
+  let dir: string | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  it('keeps only the most recently finished jobs in memory', async () => {
+    const echo = countingEcho();
+    h = await startRuntime({ agents: [echo.definition], retainFinishedJobs: 3 });
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      const { job } = await h.runtime.invoke(request('demo.echo', { i }), { face: 'test' });
+      ids.push(job!.id);
+    }
+    const kept = [...h.runtime.views.jobs.state().keys()];
+    expect(kept).toEqual(ids.slice(4));
+  });
+
+  it('reads a finished job it no longer keeps back from the log (job, answer, events)', async () => {
+    const echo = countingEcho();
+    dir = await mkdtemp(join(tmpdir(), 'plexus-retention-'));
+    h = await startRuntime({ agents: [echo.definition], retainFinishedJobs: 2 }, sqliteEventLog({ dir }));
+    const first = await h.runtime.invoke(request('demo.echo', { i: 0 }), { face: 'test' });
+    for (let i = 1; i < 5; i++) await h.runtime.invoke(request('demo.echo', { i }), { face: 'test' });
+    const id = first.job!.id;
+    expect(h.runtime.views.jobs.state().has(id)).toBe(false);
+    const job = await h.runtime.getJob(id);
+    expect(job).toEqual(first.job);
+    expect((await h.runtime.answerOf(id)).data).toEqual({ i: 0 });
+    expect((await h.runtime.jobEvents(id)).map((e) => e.name)).toEqual([
+      'job_queued',
+      'job_started',
+      'job_succeeded',
+    ]);
+    await expect(h.runtime.getJob('no-such-job')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('answers a duplicate of a job it no longer keeps without running it again (D5)', async () => {
+    const echo = countingEcho();
+    h = await startRuntime({ agents: [echo.definition], retainFinishedJobs: 1 });
+    const once = await h.runtime.invoke(request('demo.echo', { same: true }), { face: 'test' });
+    await h.runtime.invoke(request('demo.echo', { other: 1 }), { face: 'test' });
+    await h.runtime.invoke(request('demo.echo', { other: 2 }), { face: 'test' });
+    expect(h.runtime.views.jobs.state().has(once.job!.id)).toBe(false);
+    expect(echo.calls()).toBe(3);
+    const again = await h.runtime.invoke(request('demo.echo', { same: true }), { face: 'test' });
+    expect(again.duplicate).toBe(true);
+    expect(again.job?.id).toBe(once.job!.id);
+    expect(again.envelope.data).toEqual({ same: true });
+    expect(echo.calls()).toBe(3);
+    const async = await h.runtime.submit(request('demo.echo', { same: true }), { face: 'test' });
+    expect(async).toMatchObject({ duplicate: true, job: { id: once.job!.id, state: 'COMPLETED' } });
+    expect(echo.calls()).toBe(3);
+  });
+
+  it('rebuilds the same retained state from the log as the live view holds', async () => {
+    const echo = countingEcho();
+    h = await startRuntime({ agents: [echo.definition], retainFinishedJobs: 4 });
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => h!.runtime.invoke(request('demo.echo', { i }), { face: 'test' })),
+    );
+    const checks = await h.runtime.verify();
+    expect(checks.every((c) => c.ok)).toBe(true);
+    const rebuilt = await rebuildProjection<JobsState>(h.log, jobsProjectionWith({ retainFinishedJobs: 4 }));
+    expect([...rebuilt.state.keys()].sort()).toEqual([...h.runtime.views.jobs.state().keys()].sort());
+    expect(rebuilt.state.size).toBe(4);
+  });
+
+  it('keeps retaining in finish order after a state restored from a snapshot', async () => {
+    const echo = countingEcho();
+    h = await startRuntime({ agents: [echo.definition], retainFinishedJobs: 3 });
+    for (let i = 0; i < 5; i++) await h.runtime.invoke(request('demo.echo', { i }), { face: 'test' });
+    const projection = jobsProjectionWith({ retainFinishedJobs: 3 });
+    const live = h.runtime.views.jobs.state();
+    const restored = projection.fromJson!(JSON.parse(JSON.stringify(projection.toJson!(live))) as JsonValue);
+    const events = await h.log.read({ typePrefix: 'job.' });
+    const oldestKept = [...live.values()].sort((a, b) => a.lastSeq - b.lastSeq)[0]!.job.id;
+    // one more job finishing must evict the oldest finished job, whatever the Map order
+    const last = events.filter((e) => e.data !== null && (e.data as { id?: unknown }).id !== undefined);
+    const submitted = last.find((e) => e.type === 'job.submitted')!;
+    const fresh = { ...submitted, seq: 10_000, data: { ...(submitted.data as object), id: 'new-job' } };
+    let state = projection.apply(restored, fresh);
+    state = projection.apply(state, {
+      ...fresh,
+      seq: 10_001,
+      type: 'job.started',
+      data: { agents: ['echo'], attempt: 1, id: 'new-job', route: 'local' },
+    });
+    expect(state.size).toBe(4); // running jobs are not counted
+    state = projection.apply(state, {
+      ...fresh,
+      seq: 10_002,
+      type: 'job.completed',
+      data: { id: 'new-job', outputs: null },
+    });
+    expect(state.has(oldestKept)).toBe(false);
+    expect(state.has('new-job')).toBe(true);
+    expect(state.size).toBe(3);
+  });
+
+  it('keeps the default limit and refuses a bad one', () => {
+    expect(DEFAULT_RETAINED_FINISHED_JOBS).toBe(10_000);
+    expect(jobsProjection.version).toBe(2);
+    for (const bad of [0, -1, 1.5, Number.NaN]) {
+      expect(() => jobsProjectionWith({ retainFinishedJobs: bad })).toThrow(/retainFinishedJobs/);
+    }
+    expect(() => jobsProjectionWith({ retainFinishedJobs: Infinity })).not.toThrow();
+  });
+});
