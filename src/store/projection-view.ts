@@ -205,6 +205,9 @@ export function projectionView<S>(init: ProjectionViewInit<S>): ProjectionView<S
             if (ended()) return;
             applyAll(page);
             if (page.length < CATCH_UP_PAGE) break;
+            // Let I/O and timers run between pages: a long catch-up never holds the loop.
+            await new Promise<void>((resolve) => setImmediate(resolve));
+            if (ended()) return;
           }
         } catch (error) {
           end(signal.aborted ? undefined : error);

@@ -328,10 +328,11 @@ export function memoryPrimitive(components: MemoryComponents, init: MemoryInit =
   });
   return {
     ...primitive,
-    async start(options) {
-      await primitive.start(options);
-      // Train the index once on everything rebuilt from the log, not in the first search.
-      indexView.state().index?.build();
+    // The index trains and codes itself in background slices once it is large enough
+    // (searches meanwhile score the uncoded entries exactly); stopping ends that work.
+    async stop() {
+      indexView.state().index?.close();
+      await primitive.stop();
     },
     embedder,
     placement,

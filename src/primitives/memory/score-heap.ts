@@ -18,6 +18,8 @@ export interface ScoreHeap {
   topNode(): number;
   /** Removes the highest entry and returns its node (−1 when empty). */
   pop(): number;
+  /** Replaces the highest entry by (score, node) in one sift (same as pop then push; push when empty). */
+  replaceTop(score: number, node: number): void;
   /** The score stored at heap position `i` (0 ≤ i < size), in heap order. */
   scoreAt(i: number): number;
   /** The node stored at heap position `i`, in heap order. */
@@ -40,7 +42,31 @@ export function scoreHeap(capacity = 64, above?: (a: number, b: number) => boole
     d.set(nodes);
     nodes = d;
   };
-  return {
+  /** Puts (score, node) at the root and sifts it down (n >= 1). */
+  const siftDown = (score: number, node: number): void => {
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      const r = l + 1;
+      let m = l;
+      let ms = scores[l] ?? 0;
+      if (r < n) {
+        const rs = scores[r] ?? 0;
+        if (rs > ms || (rs === ms && above !== undefined && above(nodes[r] ?? 0, nodes[l] ?? 0))) {
+          m = r;
+          ms = rs;
+        }
+      }
+      if (ms < score || (ms === score && (above === undefined || !above(nodes[m] ?? 0, node)))) break;
+      scores[i] = ms;
+      nodes[i] = nodes[m] ?? 0;
+      i = m;
+    }
+    scores[i] = score;
+    nodes[i] = node;
+  };
+  const heap: ScoreHeap = {
     get size() {
       return n;
     },
@@ -67,33 +93,15 @@ export function scoreHeap(capacity = 64, above?: (a: number, b: number) => boole
       if (n === 0) return -1;
       const top = nodes[0] ?? -1;
       n--;
-      if (n === 0) return top;
-      const score = scores[n] ?? 0;
-      const node = nodes[n] ?? 0;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        if (l >= n) break;
-        const r = l + 1;
-        let m = l;
-        let ms = scores[l] ?? 0;
-        if (r < n) {
-          const rs = scores[r] ?? 0;
-          if (rs > ms || (rs === ms && above !== undefined && above(nodes[r] ?? 0, nodes[l] ?? 0))) {
-            m = r;
-            ms = rs;
-          }
-        }
-        if (ms < score || (ms === score && (above === undefined || !above(nodes[m] ?? 0, node)))) break;
-        scores[i] = ms;
-        nodes[i] = nodes[m] ?? 0;
-        i = m;
-      }
-      scores[i] = score;
-      nodes[i] = node;
+      if (n > 0) siftDown(scores[n] ?? 0, nodes[n] ?? 0);
       return top;
+    },
+    replaceTop(score, node) {
+      if (n === 0) heap.push(score, node);
+      else siftDown(score, node);
     },
     scoreAt: (i) => scores[i] ?? -Infinity,
     nodeAt: (i) => nodes[i] ?? -1,
   };
+  return heap;
 }

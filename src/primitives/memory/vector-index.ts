@@ -3,91 +3,52 @@
  * (row-major, L2-normalised, so inner product = cosine similarity), a product-quantised code
  * of each, and three labels an entry is filtered by (tenant, session, tier).
  *
- * A search scans the codes by asymmetric distance (a `subspaces`-entry table sum an entry),
- * keeps the best `rerank` candidates that pass the filter, and re-scores those exactly from
- * the full vectors, so the similarities it reports are exact and only the candidate set is
- * approximate. Below `trainAt` entries, and for a session with few memories, it scans exactly.
- * Filters are applied inside the scan, so a filtered search loses no recall.
+ * A search scans the codes by asymmetric distance (`pq-scan.ts`), keeps the best `rerank`
+ * candidates that pass the filter, and re-scores those exactly from the full vectors, so the
+ * similarities it reports are exact and only the candidate set is approximate. Entries not
+ * coded yet, every entry below `trainAt`, and a session with few memories are scored exactly.
  *
- * Removal swaps the last entry into the freed slot, so scans stay dense. The quantiser is
- * trained on first need (`build()` or the first search past `trainAt`) and again when the
- * index has grown `retrainGrowth`-fold since, so a bulk load pays training once.
+ * Training never holds the event loop for long: once the index reaches `trainAt` entries (and
+ * again when it has grown `retrainGrowth`-fold since), a background task copies a bounded
+ * sample, runs k-means in steps, then codes every entry, all in time slices (`sliced-task.ts`).
+ * Meanwhile searches go on with the previous codes (or exactly); the new codes replace them
+ * only once every entry has one. `build()` does the same work synchronously (bulk loading).
+ *
+ * Removal swaps the last entry into the freed slot, so scans stay dense.
  */
 import { PlexusError } from '../../core/errors.js';
-import { PQ_CENTROIDS, trainProductQuantizer, type ProductQuantizer } from './product-quantizer.js';
+import { codebook, type Codebook } from './pq-codebook.js';
+import { ANY_LABEL, quantizeTable, scanCodes } from './pq-scan.js';
+import {
+  PQ_CENTROIDS,
+  productQuantizerSteps,
+  runToEnd,
+  sampleRows,
+  seededRandom,
+} from './product-quantizer.js';
 import { scoreHeap } from './score-heap.js';
+import { slicedTask, type SlicedTask, type SlicedTaskInit } from './sliced-task.js';
+import type {
+  VectorHit,
+  VectorIndex,
+  VectorIndexInit,
+  VectorLabels,
+  VectorQuery,
+} from './vector-index-types.js';
 import { dotAt, normalizeInPlace } from './vector-math.js';
 
-/** Options of {@link vectorIndex}. */
-export interface VectorIndexInit {
-  /** Vector length. */
-  readonly dimensions: number;
-  /** Product-quantiser slices (one byte each per entry). @default 16 */
-  readonly subspaces?: number;
-  /** Entries below which searches scan exactly and no quantiser is trained. @default 4096 */
-  readonly trainAt?: number;
-  /** Retrain once the index holds this many times the entries it was trained on. @default 8 */
-  readonly retrainGrowth?: number;
-  /** Candidates re-scored exactly per search (at least 4 × limit). @default 768 */
-  readonly rerank?: number;
-  /** A session with at most this many entries is searched exactly. @default 4096 */
-  readonly exactSubset?: number;
-  /** Seed of the quantiser's training. @default 1 */
-  readonly seed?: number;
-}
-
-/** The labels an entry is filtered by. */
-export interface VectorLabels {
-  readonly tenant: string | null;
-  readonly session: string | null;
-  readonly tier: string;
-}
-
-/** What a search looks for. `tenant` always applies (null = no tenant); the others when given. */
-export interface VectorQuery {
-  readonly limit: number;
-  /** Minimum similarity (inclusive). @default -1 */
-  readonly threshold?: number;
-  readonly tenant: string | null;
-  readonly session?: string;
-  readonly tier?: string;
-}
-
-/** One hit, best first. */
-export interface VectorHit {
-  readonly key: string;
-  readonly similarity: number;
-}
-
-/** Figures for tests, metrics and the benchmark. */
-export interface VectorIndexStats {
-  readonly size: number;
-  readonly trained: boolean;
-  readonly trainedOn: number;
-  readonly subspaces: number;
-}
-
-/** The index. */
-export interface VectorIndex {
-  readonly dimensions: number;
-  readonly size: number;
-  /** Adds or replaces the entry `key` (the vector is copied and normalised). */
-  upsert(key: string, vector: Float32Array, labels: VectorLabels): void;
-  /** Changes an entry's labels (archiving changes its tier); false when absent. */
-  relabel(key: string, labels: VectorLabels): boolean;
-  /** Removes an entry; false when absent. */
-  remove(key: string): boolean;
-  has(key: string): boolean;
-  /** Trains the quantiser now (when at or past `trainAt`) and codes every entry: bulk loading. */
-  build(): void;
-  /** The approximate search (quantised scan + exact re-rank); `query` must be normalised. */
-  search(query: Float32Array, q: VectorQuery): VectorHit[];
-  /** The exact search: every matching entry scored in full (the brute-force reference). */
-  searchExact(query: Float32Array, q: VectorQuery): VectorHit[];
-  stats(): VectorIndexStats;
-}
+export type {
+  VectorHit,
+  VectorIndex,
+  VectorIndexInit,
+  VectorIndexStats,
+  VectorLabels,
+  VectorQuery,
+} from './vector-index-types.js';
 
 const NONE = -1;
+/** An interned value never seen: matches no entry. */
+const UNSEEN = -2;
 
 /**
  * Creates an empty index.
@@ -104,19 +65,42 @@ export function vectorIndex(init: VectorIndexInit): VectorIndex {
   const growth = Math.max(2, init.retrainGrowth ?? 8);
   const rerankBase = Math.max(1, init.rerank ?? 768);
   const exactSubset = init.exactSubset ?? 4096;
+  const sampleSize = Math.min(65_536, Math.max(PQ_CENTROIDS, init.sampleSize ?? 4096));
+  const background = init.background ?? true;
+  const pqInit = {
+    dimensions: dim,
+    subspaces: ms,
+    ...(init.iterations === undefined ? {} : { iterations: init.iterations }),
+    ...(init.seed === undefined ? {} : { seed: init.seed }),
+  };
+  const work = { slices: 0, busyMs: 0, longestSliceMs: 0 };
+  const taskInit: SlicedTaskInit = {
+    ...(init.sliceMs === undefined ? {} : { sliceMs: init.sliceMs }),
+    ...(init.schedule === undefined ? {} : { schedule: init.schedule }),
+    onSlice(ms) {
+      work.slices++;
+      work.busyMs += ms;
+      if (ms > work.longestSliceMs) work.longestSliceMs = ms;
+    },
+  };
   let cap = 1024;
   let vectors = new Float32Array(cap * dim);
-  let codes = new Uint8Array(cap * ms);
   let labels = new Int32Array(cap * 3); // tenant, session, tier (interned)
   const keys: string[] = [];
   const slotOf = new Map<string, number>();
   const sessions = new Map<number, Set<string>>();
   const interned = new Map<string, number>();
   const names: string[] = [];
-  let quantizer: ProductQuantizer | undefined;
-  let trainedOn = 0;
-  const table = new Float32Array(ms * PQ_CENTROIDS);
-  const heap = scoreHeap(512);
+  /** The codes searches use. */
+  let active: Codebook | undefined;
+  /** The codes a training under way is filling (kept in step with every change). */
+  let next: Codebook | undefined;
+  let task: SlicedTask | undefined;
+  let closed = false;
+  let trainings = 0;
+  const floatTable = new Float32Array(ms * PQ_CENTROIDS);
+  const intTable = new Int32Array(ms * PQ_CENTROIDS);
+  const heap = scoreHeap(1024);
   // The exact top-k keeps its worst entry on top (negated scores); among equal scores the
   // greatest key is the worst, so answers are the same whatever the slot order.
   const worst = scoreHeap(64, (a, b) => (keys[a] as string) > (keys[b] as string));
@@ -131,19 +115,18 @@ export function vectorIndex(init: VectorIndexInit): VectorIndex {
     }
     return id;
   };
-  const lookup = (value: string | null): number => (value === null ? NONE : (interned.get(value) ?? -2));
+  const lookup = (value: string | null): number => (value === null ? NONE : (interned.get(value) ?? UNSEEN));
 
   const grow = (): void => {
     cap *= 2;
     const v = new Float32Array(cap * dim);
     v.set(vectors);
     vectors = v;
-    const c = new Uint8Array(cap * ms);
-    c.set(codes);
-    codes = c;
     const l = new Int32Array(cap * 3);
     l.set(labels);
     labels = l;
+    active?.grow(cap);
+    next?.grow(cap);
   };
 
   const setLabels = (slot: number, key: string, l: VectorLabels): void => {
@@ -160,66 +143,84 @@ export function vectorIndex(init: VectorIndexInit): VectorIndex {
     }
   };
 
-  const train = (): void => {
-    quantizer = trainProductQuantizer(vectors, keys.length, {
-      dimensions: dim,
-      subspaces: ms,
-      ...(init.seed === undefined ? {} : { seed: init.seed }),
-    });
-    trainedOn = keys.length;
-    for (let s = 0; s < keys.length; s++) quantizer.encode(vectors, s * dim, codes, s * ms);
-  };
+  /** Trains on a copied sample, then codes every entry, then makes the new codes the ones in use. */
+  function* training(): Generator<undefined, void, undefined> {
+    const n0 = keys.length;
+    const sample = sampleRows(vectors, n0, dim, sampleSize, seededRandom(init.seed ?? 1));
+    const quantizer = yield* productQuantizerSteps(sample, pqInit);
+    const book = codebook(quantizer, n0, cap);
+    next = book;
+    try {
+      // ~1M multiply-adds a step (256 centroids × dim each vector)
+      const perStep = Math.max(1, Math.floor((1 << 20) / (PQ_CENTROIDS * dim)));
+      while (book.encodeNext(vectors, keys.length, perStep) > 0) yield;
+      active = book;
+      trainings++;
+    } finally {
+      next = undefined;
+    }
+  }
 
-  const ensureTrained = (): void => {
+  const needsTraining = (): boolean => {
     const n = keys.length;
-    if (quantizer === undefined ? n >= trainAt : n >= trainedOn * growth) train();
+    return n >= trainAt && (active === undefined || n >= active.trainedOn * growth);
   };
 
-  /** Whether `slot` passes the interned filter (−2 = a value never seen: nothing matches). */
-  const passes = (
-    slot: number,
-    tenant: number,
-    session: number | undefined,
-    tier: number | undefined,
-  ): boolean =>
-    labels[slot * 3] === tenant &&
-    (session === undefined || labels[slot * 3 + 1] === session) &&
-    (tier === undefined || labels[slot * 3 + 2] === tier);
-
-  const finish = (hits: VectorHit[], q: VectorQuery): VectorHit[] => {
-    const threshold = q.threshold ?? -1;
-    return hits
-      .filter((h) => h.similarity >= threshold)
-      .sort((a, b) => b.similarity - a.similarity || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-      .slice(0, q.limit);
+  /** Starts a background training when one is due and none is running. */
+  const maybeTrain = (): void => {
+    if (!background || closed || (task !== undefined && !task.done) || !needsTraining()) return;
+    const started = slicedTask(training(), taskInit);
+    task = started;
+    void started.finished.then(() => {
+      // grown enough meanwhile: train again (not after a failure, which would repeat)
+      if (task === started && started.error === undefined) maybeTrain();
+    });
   };
 
-  /** Exact scores of the given slots (or all), filtered, best `limit` kept. */
-  const exact = (query: Float32Array, q: VectorQuery, slots: Iterable<number> | undefined): VectorHit[] => {
-    const tenant = lookup(q.tenant);
-    const session = q.session === undefined ? undefined : lookup(q.session);
-    const tier = q.tier === undefined ? undefined : lookup(q.tier);
-    const threshold = q.threshold ?? -1;
+  // --- the per-search state of the exact scorer (one search at a time: all synchronous)
+  let qv: Float32Array = floatTable; // replaced by the query at each search
+  let qLimit = 1;
+  let qThreshold = -1;
+  let fTenant = NONE;
+  let fSession = ANY_LABEL;
+  let fTier = ANY_LABEL;
+
+  const prepare = (query: Float32Array, q: VectorQuery): void => {
+    qv = query;
+    qLimit = q.limit;
+    qThreshold = q.threshold ?? -1;
+    fTenant = lookup(q.tenant);
+    fSession = q.session === undefined ? ANY_LABEL : lookup(q.session);
+    fTier = q.tier === undefined ? ANY_LABEL : lookup(q.tier);
     worst.clear();
-    const consider = (slot: number): void => {
-      if (!passes(slot, tenant, session, tier)) return;
-      const s = dotAt(vectors, slot * dim, query, 0, dim);
-      if (s < threshold) return;
-      if (worst.size < q.limit) worst.push(-s, slot);
-      else if (
-        -s < worst.topScore() ||
-        (-s === worst.topScore() && (keys[slot] as string) < (keys[worst.topNode()] as string))
-      ) {
-        worst.pop();
-        worst.push(-s, slot);
-      }
-    };
-    if (slots === undefined) for (let s = 0; s < keys.length; s++) consider(s);
-    else for (const s of slots) consider(s);
+  };
+
+  /** Scores `slot` exactly and keeps it among the best `qLimit` when it passes the filter. */
+  const consider = (slot: number): void => {
+    const l = slot * 3;
+    if (
+      labels[l] !== fTenant ||
+      (fSession !== ANY_LABEL && labels[l + 1] !== fSession) ||
+      (fTier !== ANY_LABEL && labels[l + 2] !== fTier)
+    )
+      return;
+    const s = dotAt(vectors, slot * dim, qv, 0, dim);
+    if (s < qThreshold) return;
+    if (worst.size < qLimit) worst.push(-s, slot);
+    else if (
+      -s < worst.topScore() ||
+      (-s === worst.topScore() && (keys[slot] as string) < (keys[worst.topNode()] as string))
+    ) {
+      worst.replaceTop(-s, slot);
+    }
+  };
+
+  /** The kept entries, best first, ties by key. */
+  const collect = (): VectorHit[] => {
     const hits: VectorHit[] = [];
     for (let i = 0; i < worst.size; i++)
       hits.push({ key: keys[worst.nodeAt(i)] as string, similarity: -worst.scoreAt(i) });
-    return finish(hits, q);
+    return hits.sort((a, b) => b.similarity - a.similarity || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   };
 
   const checkQuery = (query: Float32Array, q: VectorQuery): void => {
@@ -244,6 +245,7 @@ export function vectorIndex(init: VectorIndexInit): VectorIndex {
         throw new PlexusError('INVALID_PARAMS', `vector has ${vector.length} dimensions, the index ${dim}`);
       }
       let slot = slotOf.get(key);
+      const added = slot === undefined;
       if (slot === undefined) {
         if (keys.length === cap) grow();
         slot = keys.length;
@@ -255,7 +257,12 @@ export function vectorIndex(init: VectorIndexInit): VectorIndex {
       row.set(vector);
       normalizeInPlace(row);
       setLabels(slot, key, l);
-      quantizer?.encode(vectors, slot * dim, codes, slot * ms);
+      for (const book of [active, next]) {
+        if (book === undefined) continue;
+        if (added) book.appended(vectors, slot);
+        else book.replaced(vectors, slot);
+      }
+      if (added) maybeTrain();
     },
     relabel(key, l) {
       const slot = slotOf.get(key);
@@ -272,72 +279,83 @@ export function vectorIndex(init: VectorIndexInit): VectorIndex {
       if (slot !== last) {
         const moved = keys[last] as string;
         vectors.copyWithin(slot * dim, last * dim, last * dim + dim);
-        codes.copyWithin(slot * ms, last * ms, last * ms + ms);
         labels.copyWithin(slot * 3, last * 3, last * 3 + 3);
         keys[slot] = moved;
         slotOf.set(moved, slot);
       }
       keys.pop();
       slotOf.delete(key);
+      active?.removed(vectors, slot, last);
+      next?.removed(vectors, slot, last);
       return true;
     },
     has: (key) => slotOf.has(key),
     build() {
-      if (keys.length >= trainAt) train();
+      task?.cancel();
+      task = undefined;
+      if (keys.length >= trainAt) runToEnd(training());
+    },
+    async whenIdle() {
+      while (task !== undefined && !task.done) await task.finished;
+    },
+    close() {
+      closed = true;
+      task?.cancel();
     },
     search(query, q) {
       checkQuery(query, q);
+      prepare(query, q);
       if (q.session !== undefined) {
-        const members = sessions.get(lookup(q.session));
+        const members = sessions.get(fSession);
         if (members === undefined) return [];
         if (members.size <= exactSubset) {
-          return exact(
-            query,
-            q,
-            [...members].map((k) => slotOf.get(k) as number),
-          );
+          for (const k of members) consider(slotOf.get(k) as number);
+          return collect();
         }
       }
-      ensureTrained();
-      const pq = quantizer;
-      if (pq === undefined) return exact(query, q, undefined);
-      const tenant = lookup(q.tenant);
-      const session = q.session === undefined ? undefined : lookup(q.session);
-      const tier = q.tier === undefined ? undefined : lookup(q.tier);
-      pq.table(query, table);
-      const r = Math.max(rerankBase, 4 * q.limit);
-      heap.clear();
-      let floor = -Infinity; // the r-th best approximate score so far
       const n = keys.length;
-      for (let s = 0; s < n; s++) {
-        const b = s * ms;
-        let a0 = 0;
-        let a1 = 0;
-        let a2 = 0;
-        let a3 = 0;
-        let m = 0;
-        for (; m + 3 < ms; m += 4) {
-          a0 += table[(m << 8) + (codes[b + m] as number)] as number;
-          a1 += table[((m + 1) << 8) + (codes[b + m + 1] as number)] as number;
-          a2 += table[((m + 2) << 8) + (codes[b + m + 2] as number)] as number;
-          a3 += table[((m + 3) << 8) + (codes[b + m + 3] as number)] as number;
-        }
-        for (; m < ms; m++) a0 += table[(m << 8) + (codes[b + m] as number)] as number;
-        const score = a0 + a1 + a2 + a3;
-        if (score <= floor || !passes(s, tenant, session, tier)) continue;
-        heap.push(-score, s);
-        if (heap.size > r) heap.pop();
-        if (heap.size === r) floor = -heap.topScore();
+      const book = active;
+      const coded = book === undefined ? 0 : Math.min(book.coded, n);
+      if (book !== undefined && coded > 0) {
+        book.quantizer.table(query, floatTable);
+        quantizeTable(floatTable, intTable, ms);
+        const keep = Math.max(q.rerank ?? rerankBase, 4 * q.limit);
+        scanCodes(
+          intTable,
+          book.codes,
+          ms,
+          coded,
+          labels,
+          { tenant: fTenant, session: fSession, tier: fTier },
+          heap,
+          keep,
+        );
+        for (let i = 0; i < heap.size; i++) consider(heap.nodeAt(i));
       }
-      const candidates: number[] = [];
-      for (let i = 0; i < heap.size; i++) candidates.push(heap.nodeAt(i));
-      return exact(query, q, candidates);
+      for (let s = coded; s < n; s++) consider(s); // not coded yet: exactly
+      return collect();
     },
     searchExact(query, q) {
       checkQuery(query, q);
-      return exact(query, q, undefined);
+      prepare(query, q);
+      for (let s = 0; s < keys.length; s++) consider(s);
+      return collect();
     },
-    stats: () => ({ size: keys.length, trained: quantizer !== undefined, trainedOn, subspaces: ms }),
+    codeOf(key) {
+      const slot = slotOf.get(key);
+      if (slot === undefined || active === undefined || slot >= active.coded) return undefined;
+      return active.codes.slice(slot * ms, slot * ms + ms);
+    },
+    stats: () => ({
+      size: keys.length,
+      trained: active !== undefined,
+      trainedOn: active?.trainedOn ?? 0,
+      subspaces: ms,
+      coded: active === undefined ? 0 : Math.min(active.coded, keys.length),
+      building: task !== undefined && !task.done,
+      trainings,
+      background: { ...work },
+    }),
   };
   return index;
 }

@@ -5,6 +5,7 @@ import {
   encodeVector,
   normalizeInPlace,
   vectorIndex,
+  type VectorIndex,
   type VectorLabels,
 } from '../../../src/primitives/memory/index.js';
 import { seededRandom } from '../../../src/primitives/memory/product-quantizer.js';
@@ -143,6 +144,177 @@ describe('vectorIndex', () => {
     expect(() => index.search(new Float32Array(5), { limit: 1, tenant: null })).toThrow(/5 dimensions/);
     expect(() => index.search(new Float32Array(4), { limit: 0, tenant: null })).toThrow(/limit/);
     expect(() => vectorIndex({ dimensions: 0 })).toThrow(/dimensions/);
+  });
+});
+
+/** A scheduler the test drives: slices run only when `runOne` / `runAll` says so. */
+function manualScheduler(): {
+  schedule: (run: () => void) => void;
+  readonly pending: number;
+  runOne(): boolean;
+  runAll(): number;
+} {
+  const queue: (() => void)[] = [];
+  return {
+    schedule: (run) => {
+      queue.push(run);
+    },
+    get pending() {
+      return queue.length;
+    },
+    runOne() {
+      const run = queue.shift();
+      run?.();
+      return run !== undefined;
+    },
+    runAll() {
+      let n = 0;
+      while (queue.length > 0) {
+        queue.shift()?.();
+        n++;
+      }
+      return n;
+    },
+  };
+}
+
+describe('vectorIndex background training', () => {
+  const Q = { limit: 10, tenant: null };
+
+  it('trains and codes in slices, answering exactly meanwhile', () => {
+    const clock = manualScheduler();
+    const data = clustered(3000);
+    const index = vectorIndex({
+      dimensions: DIM,
+      subspaces: 8,
+      trainAt: 1000,
+      rerank: 64,
+      sliceMs: 0,
+      schedule: clock.schedule,
+    });
+    data.forEach((v, i) => {
+      index.upsert(`k${i}`, v, W);
+    });
+    expect(clock.pending).toBe(1); // scheduled, not run: upserts never train
+    expect(index.stats()).toMatchObject({ trained: false, building: true, coded: 0 });
+    const queries = clustered(20, 9);
+    let slices = 0;
+    while (index.stats().building && slices < 50) {
+      clock.runOne();
+      slices++;
+      // not trained yet: every search is the exact one
+      for (const q of queries.slice(0, 3)) expect(index.search(q, Q)).toEqual(index.searchExact(q, Q));
+    }
+    expect(slices).toBe(50);
+    expect(index.stats()).toMatchObject({ trained: false, building: true });
+    const rest = clock.runAll();
+    expect(rest).toBeGreaterThan(0);
+    const stats = index.stats();
+    expect(stats).toMatchObject({
+      trained: true,
+      building: false,
+      coded: 3000,
+      trainedOn: 3000,
+      trainings: 1,
+    });
+    expect(stats.background.slices).toBe(50 + rest);
+    let recall = 0;
+    for (const q of queries) {
+      const truth = new Set(index.searchExact(q, Q).map((h) => h.key));
+      recall += index.search(q, Q).filter((h) => truth.has(h.key)).length / 10;
+    }
+    expect(recall / queries.length).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('keeps codes right through changes made while it codes (same codes as a synchronous build)', () => {
+    const data = clustered(2400, 4);
+    const extra = clustered(400, 8);
+    const opts = { dimensions: DIM, subspaces: 8, trainAt: 1000 };
+    const clock = manualScheduler();
+    const slow = vectorIndex({ ...opts, sliceMs: 0, schedule: clock.schedule });
+    const sync = vectorIndex({ ...opts, background: false });
+    data.forEach((v, i) => {
+      slow.upsert(`k${i}`, v, W);
+      sync.upsert(`k${i}`, v, W);
+    });
+    clock.runOne(); // the background training copies its sample now, as build() does
+    sync.build();
+    const live = new Set(data.map((_, i) => `k${i}`));
+    let op = 0;
+    const change = (index: VectorIndex): void => {
+      const i = op;
+      if (i % 3 === 0) index.remove(`k${(i * 37) % 2400}`);
+      else if (i % 3 === 1) index.upsert(`k${(i * 53) % 2400}`, extra[i % 400]!, W);
+      else index.upsert(`n${i}`, extra[(i * 7) % 400]!, W);
+    };
+    while (clock.pending > 0) {
+      change(slow);
+      change(sync);
+      const i = op++;
+      if (i % 3 === 0) live.delete(`k${(i * 37) % 2400}`);
+      else live.add(i % 3 === 1 ? `k${(i * 53) % 2400}` : `n${i}`);
+      clock.runOne();
+    }
+    expect(op).toBeGreaterThan(30);
+    expect(slow.size).toBe(live.size);
+    expect(sync.size).toBe(live.size);
+    expect(slow.stats()).toMatchObject({ trained: true, coded: live.size, trainedOn: 2400 });
+    for (const key of live) {
+      const code = slow.codeOf(key);
+      expect(code, key).toBeDefined();
+      expect([...code!], key).toEqual([...sync.codeOf(key)!]);
+    }
+  });
+
+  it('retrains in the background once grown, searching with the old codes meanwhile', async () => {
+    const clock = manualScheduler();
+    const data = clustered(1300, 6);
+    const index = vectorIndex({
+      dimensions: DIM,
+      subspaces: 8,
+      trainAt: 600,
+      retrainGrowth: 2,
+      schedule: clock.schedule,
+    });
+    data.slice(0, 600).forEach((v, i) => {
+      index.upsert(`k${i}`, v, W);
+    });
+    clock.runAll();
+    await index.whenIdle();
+    expect(index.stats()).toMatchObject({ trained: true, trainedOn: 600, trainings: 1, coded: 600 });
+    data.slice(600, 1199).forEach((v, i) => {
+      index.upsert(`k${600 + i}`, v, W);
+    });
+    // caught up: new entries are coded at once with the codes in use; no retraining yet
+    expect(index.stats()).toMatchObject({ trainedOn: 600, coded: 1199, building: false });
+    index.upsert('k1199', data[1199]!, W);
+    expect(index.stats()).toMatchObject({ trainedOn: 600, coded: 1200, building: true });
+    const q = data[5]!;
+    expect(index.search(q, { ...Q, limit: 1 })[0]?.key).toBe('k5');
+    const idle = index.whenIdle();
+    clock.runAll();
+    await idle;
+    expect(index.stats()).toMatchObject({ trainedOn: 1200, trainings: 2, coded: 1200, building: false });
+  });
+
+  it('stops background work at close and still answers', async () => {
+    const clock = manualScheduler();
+    const data = clustered(1200, 2);
+    const index = vectorIndex({ dimensions: DIM, subspaces: 8, trainAt: 1000, schedule: clock.schedule });
+    data.forEach((v, i) => {
+      index.upsert(`k${i}`, v, W);
+    });
+    expect(index.stats().building).toBe(true);
+    index.close();
+    await index.whenIdle();
+    expect(index.stats()).toMatchObject({ building: false, trained: false });
+    clock.runAll(); // a slice scheduled before close does nothing
+    index.upsert('late', data[0]!, W);
+    expect(clock.pending).toBe(0);
+    expect(index.stats()).toMatchObject({ trained: false, trainings: 0 });
+    expect(index.search(data[3]!, { ...Q, limit: 1 })[0]?.key).toBe('k3');
+    index.build(); // an explicit build still trains
+    expect(index.stats()).toMatchObject({ trained: true, coded: 1201 });
   });
 });
 
