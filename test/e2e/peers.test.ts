@@ -24,7 +24,7 @@ beforeAll(async () => {
   expect(built(), 'run `npm run build` first').toBe(true);
   const [portA, portB] = [await freePort(), await freePort()];
   const config = (demo: string, peerPort: number): string =>
-    `demo: [${demo}]\npeerPollMs: 200\npeers:\n  - url: http://127.0.0.1:${peerPort}\n`;
+    `demo: [${demo}]\nprimitives: false\npeerPollMs: 200\npeers:\n  - url: http://127.0.0.1:${peerPort}\n`;
   [a, b] = await Promise.all([
     startNode({ port: portA, flags: ['--dev'], config: config('echo', portB) }),
     startNode({ port: portB, flags: ['--dev'], config: config('math, text, demo', portA) }),
