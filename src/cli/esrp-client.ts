@@ -92,29 +92,7 @@ export function buildEsrpRequest(init: EsrpCallInit): JsonObject {
   };
 }
 
-/**
- * The result of an ESRP response's outputs: the JSON of a single `result` output (what the
- * node writes for a handler's plain JSON output), else the outputs themselves.
- */
-export function resultOfOutputs(outputs: unknown): JsonValue {
-  if (!Array.isArray(outputs)) return null;
-  const [only] = outputs as JsonValue[];
-  if (
-    outputs.length === 1 &&
-    isJsonObject(only) &&
-    only['name'] === 'result' &&
-    typeof only['data'] === 'string' &&
-    typeof only['content_type'] === 'string' &&
-    only['content_type'].startsWith('application/json')
-  ) {
-    try {
-      return JSON.parse(only['data']) as JsonValue;
-    } catch {
-      return only;
-    }
-  }
-  return outputs as JsonValue[];
-}
+export { resultOfOutputs } from '../wire/esrp/outputs.js';
 
 /** The job id an ESRP answer names, if any. */
 export function jobIdOf(response: unknown): string | undefined {

@@ -7,6 +7,7 @@
  * credential, so `invoke` refuses those options rather than dropping them silently.
  */
 import { randomUUID } from 'node:crypto';
+import { resultOfOutputs } from '../wire/esrp/outputs.js';
 import { normalizeUuid } from '../core/esrp/uuid.js';
 import { PlexusError, isPlexusErrorCode, plexusCodeFromHttp } from '../core/errors.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.js';
@@ -71,22 +72,6 @@ function refuseOption(options: InvokeOptions): void {
       );
     }
   }
-}
-
-function resultOf(outputs: unknown): JsonValue {
-  if (!Array.isArray(outputs)) return null;
-  const [only] = outputs as JsonValue[];
-  if (
-    outputs.length === 1 &&
-    isJsonObject(only) &&
-    only['name'] === 'result' &&
-    typeof only['data'] === 'string' &&
-    typeof only['content_type'] === 'string' &&
-    only['content_type'].startsWith('application/json')
-  ) {
-    return JSON.parse(only['data']) as JsonValue;
-  }
-  return outputs as JsonValue[];
 }
 
 /**
@@ -201,7 +186,7 @@ export function remoteClient(url: string, init: RemoteClientInit = {}): RemoteCl
       const answer: JsonObject = isJsonObject(body) ? body : {};
       const job = isJsonObject(answer['job']) ? answer['job'] : {};
       const jobId = typeof job['job_id'] === 'string' ? job['job_id'] : undefined;
-      if (answer['status'] === 'succeeded') return resultOf(answer['outputs']) as CallResult<O>;
+      if (answer['status'] === 'succeeded') return resultOfOutputs(answer['outputs']) as CallResult<O>;
       const error = isJsonObject(answer['error']) ? answer['error'] : {};
       const details = isJsonObject(error['details']) ? error['details'] : {};
       const plexusCode = details['plexus_code'];

@@ -3,3 +3,4 @@ export { decodeEsrpRequest, encodeEsrpRequest, esrpRequestCodec } from './reques
 export { decodeEsrpResponse, encodeEsrpResponse, esrpResponseCodec } from './response-codec.js';
 export { ESRP_EXTENSION_PREFIX, ESRP_EXTENSIONS } from './extensions.js';
 export { contextFromTraceparent, traceparentFromContext } from './trace.js';
+export { resultOfOutputs } from './outputs.js';
