@@ -57,6 +57,10 @@ export interface LoadResult {
   max: number;
   serverCpu: number | undefined;
   loadCpu: number | undefined;
+  /** CPU time of the server's main thread (its event loop) / wall time. */
+  serverMainCpu: number | undefined;
+  /** Server CPU microseconds (all threads) per answered request. */
+  serverUsPerCall: number | undefined;
 }
 
 /** Options of `forkLoad`: the subject is named and looked up in `module` by the load process. */

@@ -9,7 +9,7 @@
 // CPU share each side used; a load generator near 100% of its core means the figure is the
 // client's ceiling rather than the server's.
 import { fork } from 'node:child_process';
-import { cpuSeconds } from './cpu.js';
+import { cpuSeconds, mainThreadCpuSeconds } from './cpu.js';
 
 /**
  * @typedef {'http' | 'ws-jsonrpc' | 'mcp-sdk' | 'a2a-sdk'} ClientKindName
@@ -71,6 +71,8 @@ import { cpuSeconds } from './cpu.js';
  * @property {number} max
  * @property {number | undefined} serverCpu server CPU time / wall time (1 = one core busy)
  * @property {number | undefined} loadCpu load generator CPU time / wall time
+ * @property {number | undefined} serverMainCpu CPU time of the server's main thread (its event loop) / wall time
+ * @property {number | undefined} serverUsPerCall server CPU microseconds (all threads) per answered request
  */
 
 /** @type {Record<ClientKindName, () => Promise<(init: KindInit) => Promise<ClientKind>>>} */
@@ -158,13 +160,21 @@ export async function runLoad(init) {
     if ((init.warmupSeconds ?? 0) > 0) {
       firstIndex = (await drive(opened, { seconds: init.warmupSeconds ?? 0, firstIndex })).nextIndex;
     }
-    const cpu0 = { server: cpuSeconds(init.serverPid), load: cpuSeconds(process.pid) };
+    const cpu0 = {
+      server: cpuSeconds(init.serverPid),
+      main: mainThreadCpuSeconds(init.serverPid),
+      load: cpuSeconds(process.pid),
+    };
     const run = await drive(opened, {
       seconds: init.requests === undefined ? (init.seconds ?? 4) : (init.maxSeconds ?? 120),
       requests: init.requests,
       firstIndex,
     });
-    const cpu1 = { server: cpuSeconds(init.serverPid), load: cpuSeconds(process.pid) };
+    const cpu1 = {
+      server: cpuSeconds(init.serverPid),
+      main: mainThreadCpuSeconds(init.serverPid),
+      load: cpuSeconds(process.pid),
+    };
     const share = (/** @type {number | undefined} */ a, /** @type {number | undefined} */ b) =>
       a === undefined || b === undefined ? undefined : (b - a) / run.seconds;
     const sorted = Float64Array.from(run.latencies).sort();
@@ -184,6 +194,11 @@ export async function runLoad(init) {
       max: sorted.length > 0 ? /** @type {number} */ (sorted[sorted.length - 1]) : NaN,
       serverCpu: share(cpu0.server, cpu1.server),
       loadCpu: share(cpu0.load, cpu1.load),
+      serverMainCpu: share(cpu0.main, cpu1.main),
+      serverUsPerCall:
+        cpu0.server === undefined || cpu1.server === undefined || run.ok === 0
+          ? undefined
+          : ((cpu1.server - cpu0.server) * 1e6) / run.ok,
     };
   } finally {
     await Promise.allSettled(opened.map((c) => c.close()));

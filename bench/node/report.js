@@ -26,17 +26,17 @@ const pct = (/** @type {number | undefined} */ x) => (x === undefined ? '—' : 
 export function table(rows, failures = new Map()) {
   const ranged = rows.some((r) => r.rounds > 1);
   const lines = [
-    `| face | req/s | p50 ms | p99 ms | errors | server CPU | load CPU |${ranged ? ' req/s over rounds |' : ''}`,
-    `|---|---:|---:|---:|---:|---:|---:|${ranged ? '---:|' : ''}`,
+    `| face | req/s | p50 ms | p99 ms | errors | server CPU | server main thread | server µs/call | load CPU |${ranged ? ' req/s over rounds |' : ''}`,
+    `|---|---:|---:|---:|---:|---:|---:|---:|---:|${ranged ? '---:|' : ''}`,
   ];
   for (const r of rows) {
     const range = ranged ? ` ${count(r.rpsMin)}–${count(r.rpsMax)} |` : '';
     lines.push(
-      `| ${r.name} | ${count(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${r.errors} | ${pct(r.serverCpu)} | ${pct(r.loadCpu)} |${range}`,
+      `| ${r.name} | ${count(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${r.errors} | ${pct(r.serverCpu)} | ${pct(r.serverMainCpu)} | ${r.serverUsPerCall === undefined ? 'n/a' : Math.round(r.serverUsPerCall)} | ${pct(r.loadCpu)} |${range}`,
     );
   }
   for (const [name, reason] of failures)
-    lines.push(`| ${name} | failed: ${reason.split('\n')[0]} | | | | | |`);
+    lines.push(`| ${name} | failed: ${reason.split('\n')[0]} | | | | | | | |`);
   return lines.join('\n');
 }
 

@@ -113,6 +113,8 @@ export async function runBench(init) {
         errors: runs.reduce((n, r) => n + r.errors, 0),
         serverCpu: mid((r) => r.serverCpu),
         loadCpu: mid((r) => r.loadCpu),
+        serverMainCpu: mid((r) => r.serverMainCpu),
+        serverUsPerCall: mid((r) => r.serverUsPerCall),
       },
     ];
   });

@@ -23,7 +23,8 @@ import { HOST } from './servers/announce.js';
  */
 export function startServerProcess(entry, args = [], opts = {}) {
   const child = fork(fileURLToPath(entry), args, {
-    execArgv: [],
+    // BENCH_SERVER_EXEC_ARGV (space-separated) passes Node flags to the server, e.g. `--cpu-prof`.
+    execArgv: (process.env.BENCH_SERVER_EXEC_ARGV ?? '').split(' ').filter((a) => a !== ''),
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   /** @type {Promise<void> | undefined} */
