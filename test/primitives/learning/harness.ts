@@ -7,7 +7,8 @@ import type { JsonObject, JsonValue } from '../../../src/core/json.js';
 import type { Primitive, PrimitiveComponents } from '../../../src/primitives/primitive.js';
 import { createRuntime, type Runtime } from '../../../src/runtime/index.js';
 import { memoryEventLog, type EventLog } from '../../../src/store/index.js';
-import { projectionText, rebuildProjection, type Projection } from '../../../src/store/projection.js';
+import type { Projection } from '../../../src/store/projection.js';
+import { expectRebuildEqualsLive, viewsOf } from '../../support/replay-check.js';
 
 /** The answer of one call: a result, or the error's wire-safe form. */
 export type CallAnswer =
@@ -88,16 +89,10 @@ export async function startPrimitive(
       return answer.error;
     },
     async assertReplayEquals(projections) {
-      for (const projection of projections) {
-        const view = primitive.views.find((v) => v.name === projection.name);
-        if (view === undefined) throw new Error(`no live view ${projection.name}`);
-        const rebuilt = await rebuildProjection(log, projection);
-        const live = projectionText(projection, view.state());
-        const fromLog = projectionText(projection, rebuilt.state);
-        if (live !== fromLog)
-          throw new Error(`projection ${projection.name}: live ${live} != rebuilt ${fromLog}`);
-        if (!live.includes('"')) throw new Error(`projection ${projection.name} is empty`);
-      }
+      const live = await expectRebuildEqualsLive(log, viewsOf(projections, primitive.views));
+      projections.forEach((projection, i) => {
+        if (!live[i]?.includes('"')) throw new Error(`projection ${projection.name} is empty`);
+      });
     },
     async close(opts = {}) {
       await runtime.stop({ drainMs: 0 });

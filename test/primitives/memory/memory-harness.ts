@@ -16,13 +16,8 @@ import {
   type MemoryPrimitive,
 } from '../../../src/primitives/memory/index.js';
 import { createRuntime, type Runtime } from '../../../src/runtime/index.js';
-import {
-  memoryEventLog,
-  projectionText,
-  rebuildProjection,
-  sqliteEventLog,
-  type EventLog,
-} from '../../../src/store/index.js';
+import { memoryEventLog, sqliteEventLog, type EventLog } from '../../../src/store/index.js';
+import { expectRebuildEqualsLive, viewsOf } from '../../support/replay-check.js';
 import { tempDir } from '../../runtime/helpers.js';
 
 /** An answer: a result or a Plexus error. */
@@ -123,12 +118,7 @@ export async function startMemoryCore(options: MemoryCoreOptions = {}): Promise<
     },
     async expectReplayMatches() {
       expect(MEMORY_PROJECTIONS.length).toBeGreaterThan(0);
-      for (const projection of MEMORY_PROJECTIONS) {
-        const view = memory.views.find((v) => v.name === projection.name);
-        expect(view, projection.name).toBeDefined();
-        const rebuilt = await rebuildProjection(log, projection);
-        expect(projectionText(projection, rebuilt.state)).toBe(projectionText(projection, view!.state()));
-      }
+      await expectRebuildEqualsLive(log, viewsOf(MEMORY_PROJECTIONS, memory.views));
     },
     stopPrimitive,
     async close() {

@@ -14,13 +14,8 @@ import type { Primitive } from '../../../src/primitives/primitive.js';
 import { recursivePrimitive, type RecursiveInit } from '../../../src/primitives/recursive/index.js';
 import { statePrimitive, type StateInit, type StatePrimitive } from '../../../src/primitives/state/index.js';
 import { createRuntime, type Runtime } from '../../../src/runtime/index.js';
-import {
-  memoryEventLog,
-  projectionText,
-  rebuildProjection,
-  sqliteEventLog,
-  type EventLog,
-} from '../../../src/store/index.js';
+import { memoryEventLog, sqliteEventLog, type EventLog } from '../../../src/store/index.js';
+import { expectRebuildEqualsLive } from '../../support/replay-check.js';
 import { tempDir } from '../../runtime/helpers.js';
 
 /** Options of {@link startCore}. */
@@ -146,14 +141,7 @@ export async function startCore(options: CoreOptions = {}): Promise<Core> {
       return answer;
     },
     async expectReplayMatches() {
-      for (const p of primitives) {
-        for (const view of p.views) {
-          const rebuilt = await rebuildProjection(log, view.projection);
-          expect(projectionText(view.projection, rebuilt.state), view.name).toBe(
-            projectionText(view.projection, view.state()),
-          );
-        }
-      }
+      for (const p of primitives) await expectRebuildEqualsLive(log, p.views);
     },
     async close() {
       await runtime.stop({ drainMs: 0 });
