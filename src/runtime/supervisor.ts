@@ -25,6 +25,21 @@ export interface AgentLease {
   readonly handlers: AgentHandlers;
   /** Which instance (0 = the first). */
   readonly incarnation: number;
+  /**
+   * Rejects (with a retryable PlexusError) when a supervision tree stops this instance while
+   * jobs still run on it; those jobs fail with that error. Absent: the instance is never
+   * stopped under a running job.
+   */
+  readonly stopped?: Promise<never>;
+  /** Aborts when {@link AgentLease.stopped} rejects (joined into the handlers' `context.signal`). */
+  readonly signal?: AbortSignal;
+}
+
+/** The job whose handler failed (links the supervision events to it). */
+export interface CrashOrigin {
+  readonly job: string;
+  /** The job's request `traceparent`. */
+  readonly traceparent?: string;
 }
 
 /** The supervisor of one local agent. */
@@ -50,10 +65,55 @@ export interface AgentSupervisor {
   /** Counts one running job more (`+1`) or less (`-1`). */
   track(delta: 1 | -1): void;
   /** Reports that a handler of instance `lease` crashed: restart or suspend. */
-  crashed(lease: AgentLease, reason: unknown): void;
+  crashed(lease: AgentLease, reason: unknown, origin?: CrashOrigin): void;
+  /**
+   * Reports that a handler of instance `lease` was still running when its job's deadline
+   * passed. A supervision tree counts it as a failure; the per-agent supervisor ignores it
+   * (the job fails `TIMEOUT`, the instance keeps serving).
+   */
+  hung(lease: AgentLease, reason: unknown, origin?: CrashOrigin): void;
+  /** Why requests cannot run on this agent now (`UNAVAILABLE`), or `undefined` when they can. */
+  unavailable(): PlexusError | undefined;
+  /** Stops the current instance (runs the agent's `stop` hook); later requests create a new one. */
+  stop(): Promise<void>;
 }
 
-function reasonText(reason: unknown): string {
+/** How long an agent's `stop` hook may run before supervision goes on without it, ms. */
+export const STOP_HOOK_TIMEOUT_MS = 5_000;
+
+/**
+ * Runs the agent's `stop` hook on an instance's handlers, bounded by
+ * {@link STOP_HOOK_TIMEOUT_MS}. Never rejects: a throwing or hanging hook is reported to the
+ * observer (`runtime.agent_stop_failed`).
+ */
+export async function runStopHook(
+  definition: AgentDefinition,
+  lease: AgentLease,
+  observer: Observer,
+): Promise<void> {
+  const hook = definition.stop;
+  if (hook === undefined) return;
+  const agent = definition.card.id;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      Promise.resolve().then(() => hook(lease.handlers, { agentId: agent, incarnation: lease.incarnation })),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          reject(new Error(`the stop hook did not finish within ${STOP_HOOK_TIMEOUT_MS} ms`));
+        }, STOP_HOOK_TIMEOUT_MS);
+        timer.unref();
+      }),
+    ]);
+  } catch (error) {
+    observer.event('runtime.agent_stop_failed', { agent, reason: reasonText(error).slice(0, 200) });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A failure's message, cut to 500 characters. */
+export function reasonText(reason: unknown): string {
   return toPlexusError(reason).message.slice(0, 500);
 }
 
@@ -153,11 +213,29 @@ export function createSupervisor(
     track(delta) {
       load += delta;
     },
+    hung: () => undefined,
+    unavailable: () =>
+      supervisor.available()
+        ? undefined
+        : new PlexusError(
+            'UNAVAILABLE',
+            `agent ${id} crashed too often and is unavailable for now; retry later`,
+            {
+              details: { agent: id },
+            },
+          ),
+    async stop(): Promise<void> {
+      const lease = readyLease;
+      current = undefined;
+      readyLease = undefined;
+      if (lease !== undefined) await runStopHook(definition, lease, observer);
+    },
     crashed(lease, reason) {
       if (lease.incarnation !== incarnation || suspendedUntil !== undefined) return; // already handled
       const t = now();
       prune(t);
       const why = reasonText(reason);
+      void runStopHook(definition, lease, observer);
       if (restart.strategy === 'none' || restartTimes.length >= restart.maxRestarts) {
         suspendedUntil = t + restart.periodMs;
         current = undefined;
