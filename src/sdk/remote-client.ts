@@ -4,7 +4,8 @@
  * and the call's trace context; `query` reads `GET /agents`.
  *
  * ESRP carries no tenant, user or session: on this face they come from the bearer
- * credential, so `invoke` refuses those options rather than dropping them silently.
+ * credential, so `invoke` refuses those options rather than dropping them silently. A
+ * capability token travels in the headers (`ucans`, `Plexus-Capability`; docs/capabilities.md).
  */
 import { randomUUID } from 'node:crypto';
 import { resultOfOutputs } from '../wire/esrp/outputs.js';
@@ -14,16 +15,28 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.js';
 import type { AgentCard } from '../core/records/agent-card.js';
 import { parseVerbName } from '../core/verb-name.js';
 import { contextFromTraceparent } from '../wire/esrp/trace.js';
-import { InvocationError } from './invocation-error.js';
+import { CAPABILITY_HEADER, UCANS_HEADER } from '../transports/ucan-credential.js';
+import { InvocationError, hintsOfRecoveryFields } from './invocation-error.js';
 import { matchesPattern, parsePattern } from './pattern.js';
 import { childTraceparent } from './trace-context.js';
 import type { CallResult, InvokeOptions } from './verb-context.js';
 import { verbInfosOf, type VerbInfo } from './verb-info.js';
+import { esrpWarningsOf, reportWarnings } from './warnings.js';
 
 /** Options of {@link remoteClient}. */
 export interface RemoteClientInit {
-  /** A bearer token the node accepts (node JWT, API key or UCAN). */
+  /**
+   * A bearer token the node accepts (node JWT, API key or UCAN). A UCAN may be given as its
+   * container (`leaf,proof1,…`): the leaf goes in `Authorization: Bearer`, the proofs in the
+   * `ucans` header (UCAN-as-Bearer-Token v0.3).
+   */
   readonly token?: string;
+  /**
+   * A capability container (UCAN, then its proofs) sent with every call in the
+   * `Plexus-Capability` header, beside a `token` of another kind; `InvokeOptions.capability`
+   * overrides it for one call.
+   */
+  readonly capability?: string;
   /** The ESRP `caller.system`. @default 'plexus-sdk' */
   readonly caller?: string;
   /** Timeout of a call that names none, ms. @default 30000 */
@@ -63,7 +76,7 @@ function targetOf(verb: string): { service: string; operation: string } {
 }
 
 function refuseOption(options: InvokeOptions): void {
-  for (const key of ['tenantId', 'userId', 'sessionId', 'to', 'capability'] as const) {
+  for (const key of ['tenantId', 'userId', 'sessionId', 'to'] as const) {
     if (options[key] !== undefined) {
       throw new PlexusError(
         'INVALID_PARAMS',
@@ -97,18 +110,27 @@ export function remoteClient(url: string, init: RemoteClientInit = {}): RemoteCl
     throw new PlexusError('INVALID_PARAMS', `remoteClient needs an http(s) URL, got ${JSON.stringify(url)}`);
   }
   const root = `${base.origin}${base.pathname.replace(/\/+$/, '')}`;
-  const headers = (json: boolean): Record<string, string> => ({
+  const [bearer, ...proofs] = (init.token ?? '').split(',').map((part) => part.trim());
+  const headers = (json: boolean, capability: string | undefined): Record<string, string> => ({
     ...(json ? { 'content-type': 'application/json' } : {}),
-    ...(init.token === undefined ? {} : { authorization: `Bearer ${init.token}` }),
+    ...(bearer === undefined || bearer === '' ? {} : { authorization: `Bearer ${bearer}` }),
+    ...(proofs.length === 0 ? {} : { [UCANS_HEADER]: proofs.join(',') }),
+    ...(capability === undefined ? {} : { [CAPABILITY_HEADER]: capability }),
   });
 
-  const send = async (path: string, request: RequestInit, timeoutMs: number, signal?: AbortSignal) => {
+  const send = async (
+    path: string,
+    request: RequestInit,
+    timeoutMs: number,
+    signal?: AbortSignal,
+    capability: string | undefined = init.capability,
+  ) => {
     const signals = [AbortSignal.timeout(timeoutMs), ...(signal === undefined ? [] : [signal])];
     let response: Response;
     try {
       response = await fetch(`${root}${path}`, {
         ...request,
-        headers: headers(request.body !== undefined),
+        headers: headers(request.body !== undefined, capability),
         signal: AbortSignal.any(signals),
       });
     } catch (cause) {
@@ -182,14 +204,17 @@ export function remoteClient(url: string, init: RemoteClientInit = {}): RemoteCl
         { method: 'POST', body: JSON.stringify(request) },
         timeoutMs + TRANSPORT_GRACE_MS,
         options.signal,
+        options.capability ?? init.capability,
       );
       const answer: JsonObject = isJsonObject(body) ? body : {};
       const job = isJsonObject(answer['job']) ? answer['job'] : {};
       const jobId = typeof job['job_id'] === 'string' ? job['job_id'] : undefined;
+      reportWarnings(options, esrpWarningsOf(answer));
       if (answer['status'] === 'succeeded') return resultOfOutputs(answer['outputs']) as CallResult<O>;
       const error = isJsonObject(answer['error']) ? answer['error'] : {};
       const details = isJsonObject(error['details']) ? error['details'] : {};
       const plexusCode = details['plexus_code'];
+      const hints = hintsOfRecoveryFields(details);
       throw new InvocationError(
         {
           code: isPlexusErrorCode(plexusCode) ? plexusCode : 'INTERNAL',
@@ -197,6 +222,7 @@ export function remoteClient(url: string, init: RemoteClientInit = {}): RemoteCl
             typeof error['message'] === 'string' ? error['message'] : 'the node answered without an error',
           retryable: error['retryable'] === true,
           details,
+          ...(hints === undefined ? {} : { hints }),
         },
         { verb, traceparent, ...(jobId === undefined ? {} : { jobId }) },
       );

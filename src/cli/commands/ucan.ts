@@ -1,5 +1,5 @@
 /**
- * `plexus ucan issue|delegate|inspect|verify`: UCAN 0.10 capability tokens (DESIGN D7) on the
+ * `plexus ucan issue|delegate|inspect|verify|revoke`: UCAN 0.10 capability tokens (DESIGN D7) on the
  * command line. `issue` and `delegate` print the capability container (the leaf, then its
  * proofs, comma-separated) ready for an envelope's `capability` field:
  *
@@ -33,6 +33,7 @@ import {
 } from '../../security/ucan/index.js';
 import { readInput, type CliIo } from '../io.js';
 import type { CommandOutcome } from '../main.js';
+import { registerUcanRevoke } from './ucan-revoke.js';
 
 interface KeyOptions {
   key?: string;
@@ -168,11 +169,12 @@ function timing(opts: IssueOptions): { expiresAt?: null; ttl?: string; notBefore
   };
 }
 
-/** Adds `ucan issue`, `ucan delegate`, `ucan inspect` and `ucan verify` to the program. */
+/** Adds `ucan issue`, `ucan delegate`, `ucan inspect`, `ucan verify` and `ucan revoke` to the program. */
 export function registerUcan(program: Command, io: CliIo, outcome: CommandOutcome): void {
   const ucan = program
     .command('ucan')
-    .description('issue, delegate, inspect and verify UCAN capability tokens');
+    .description('issue, delegate, inspect, verify and revoke UCAN capability tokens');
+  registerUcanRevoke(ucan, io);
   addGrantOptions(
     ucan
       .command('issue')

@@ -9,16 +9,20 @@
  * key (`emergence:<id>`): a retry with the same id (D4) gets the first answer and never runs
  * twice, while two HELPs with different ids run separately.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { BROADCAST, type Envelope } from '../../core/envelope.js';
 import { PlexusError } from '../../core/errors.js';
 import { parseCapabilitySelector } from '../../core/verb-name.js';
 import type { InvocationContext } from '../../runtime/context.js';
 import { decodeEmergence } from '../../wire/emergence/codec.js';
 import { parseWireText } from '../../wire/registry.js';
-import { emergenceDoneAnswer, emergenceErrorAnswer, type EmergenceAnswer } from './emergence-answer.js';
+import {
+  emergenceAnswerOf,
+  emergenceDoneAnswer,
+  emergenceErrorAnswer,
+  type EmergenceAnswer,
+} from './emergence-answer.js';
 import { helloCard, helpRequest } from './emergence-work.js';
-import { errorDataOf } from './esrp-answer.js';
 import { toFaceError } from './face-errors.js';
 import { bodyText, type FaceScope } from './face-scope.js';
 import type { FaceRouteConfig } from './faces.js';
@@ -28,6 +32,28 @@ export const EMERGENCE_ROUTE: { readonly config: FaceRouteConfig } = { config: {
 
 /** The prefix of the idempotency key of a HELP (`emergence:<message id>`). */
 export const EMERGENCE_IDEMPOTENCY_PREFIX = 'emergence:';
+
+/** The extension key of a capability container in an Emergence message (D4 `_x_` keys). */
+export const EMERGENCE_CAPABILITY_KEY = '_x_capability';
+
+/**
+ * The capability container a message carries in `_x_capability`, if any. It wins over the
+ * request's `ucans` / `Plexus-Capability` headers.
+ *
+ * @throws PlexusError `INVALID_PARAMS` when `_x_capability` is not a non-empty string.
+ */
+export function emergenceCapability(message: Envelope): string | undefined {
+  const value = message.extensions?.[EMERGENCE_CAPABILITY_KEY];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new PlexusError(
+      'INVALID_PARAMS',
+      `${EMERGENCE_CAPABILITY_KEY} must be a capability container: the UCAN, then its proofs, comma-separated`,
+      { details: { pointer: `/${EMERGENCE_CAPABILITY_KEY}` } },
+    );
+  }
+  return value;
+}
 
 /** Registers `POST /emergence` on `app`. */
 export function registerEmergenceRoute(app: FastifyInstance, scope: FaceScope): void {
@@ -59,16 +85,16 @@ export function registerEmergenceRoute(app: FastifyInstance, scope: FaceScope): 
   async function help(
     message: Envelope,
     context: InvocationContext,
+    httpRequest: FastifyRequest,
   ): Promise<{ answer: EmergenceAnswer; duplicate: boolean }> {
-    const request = helpRequest(message, runtime.registry);
+    const capability = emergenceCapability(message) ?? scope.capabilityOf(httpRequest);
+    const work = helpRequest(message, runtime.registry);
+    const request = capability === undefined ? work : { ...work, capability };
     const invocation = await runtime.invoke(request, context);
     const { envelope } = invocation;
     const direct = message.to !== BROADCAST && parseCapabilitySelector(message.to) === undefined;
     const replier = direct ? message.to : envelope.from !== '' ? envelope.from : nodeId;
-    const answer =
-      envelope.kind === 'response'
-        ? emergenceDoneAnswer(message, envelope.data, replier)
-        : emergenceErrorAnswer(message, errorDataOf(envelope.data), replier);
+    const answer = emergenceAnswerOf(message, envelope, replier);
     return { answer, duplicate: invocation.duplicate };
   }
 
@@ -91,7 +117,7 @@ export function registerEmergenceRoute(app: FastifyInstance, scope: FaceScope): 
             transport: scope.transportOf(request),
             idempotencyKey: `${EMERGENCE_IDEMPOTENCY_PREFIX}${message.id}`,
           };
-          ({ answer, duplicate } = await help(message, context));
+          ({ answer, duplicate } = await help(message, context, request));
           break;
         }
         default:
@@ -108,6 +134,7 @@ export function registerEmergenceRoute(app: FastifyInstance, scope: FaceScope): 
       answer = emergenceErrorAnswer(message, refusal, replierOf(message));
     }
     if (duplicate) reply.header('idempotent-replayed', 'true');
+    for (const [name, value] of Object.entries(answer.headers ?? {})) reply.header(name, value);
     return reply.code(answer.status).type('application/json; charset=utf-8').send(answer.body);
   });
 }

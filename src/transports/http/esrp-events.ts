@@ -18,7 +18,7 @@ import type { EsrpJobStatus } from '../../core/records/job.js';
 import type { EsrpJobEventName } from '../../runtime/events.js';
 import type { JobEvent } from '../../runtime/job-events.js';
 import { errorDataOf, esrpErrorOf, esrpOutputsOf } from './esrp-answer.js';
-import { ESRP_ROUTE } from './esrp-routes.js';
+import { ESRP_ROUTE, visibleJob } from './esrp-routes.js';
 import { SERVER_CLOSING, type FaceScope } from './face-scope.js';
 
 /** The ESRP job state after each SSE event. */
@@ -120,7 +120,8 @@ export function registerEsrpEvents(app: FastifyInstance, scope: FaceScope): void
   app.get('/v1/jobs/:id/events', ESRP_ROUTE, async (request, reply) => {
     const { id } = request.params as { id: string };
     const after = lastEventIdOf(request);
-    await runtime.getJob(id); // NOT_FOUND before any byte of the stream is sent
+    // NOT_FOUND (also for another tenant's job) before any byte of the stream is sent
+    await visibleJob(scope, request, id);
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, {

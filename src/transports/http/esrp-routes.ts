@@ -15,14 +15,11 @@ import type { EsrpRequest } from '../../core/esrp/model.js';
 import { payloadHash } from '../../core/esrp/payload-hash.js';
 import { capabilitySelector } from '../../core/verb-name.js';
 import type { InvocationContext } from '../../runtime/context.js';
+import { jobNotFound, visibleToTenant } from '../../runtime/tenancy.js';
+import type { Job } from '../../core/records/job.js';
 import { decodeEsrpRequestTyped } from '../../wire/esrp/request-codec.js';
 import { parseWireText } from '../../wire/registry.js';
-import {
-  esrpAcceptedAnswer,
-  esrpAnswerOfInvocation,
-  esrpSnapshotOfJob,
-  type EsrpAnswer,
-} from './esrp-answer.js';
+import { esrpAcceptedAnswer, esrpAnswerOfInvocation, esrpJobAnswer, type EsrpAnswer } from './esrp-answer.js';
 import { bodyText, type FaceScope } from './face-scope.js';
 import type { FaceRouteConfig } from './faces.js';
 
@@ -53,6 +50,8 @@ export function decodeEsrpHttpRequest(scope: FaceScope, request: FastifyRequest)
   const to =
     registry.find(typed.target.service) === undefined ? capabilitySelector(decoded.verb) : decoded.to;
   const principal = scope.principalOf(request);
+  // The capability travels in the headers on this face (ESRP's body has no field for it).
+  const capability = decoded.capability ?? scope.capabilityOf(request);
   const context: InvocationContext = {
     face: 'esrp',
     ...(principal === undefined ? {} : { principal }),
@@ -61,11 +60,16 @@ export function decodeEsrpHttpRequest(scope: FaceScope, request: FastifyRequest)
     payloadHash: payloadHash(typed),
     timeoutMs: typed.mode.timeout_ms,
   };
-  return { typed, envelope: { ...decoded, to }, context };
+  return {
+    typed,
+    envelope: { ...decoded, to, ...(capability === undefined ? {} : { capability }) },
+    context,
+  };
 }
 
 function send(reply: FastifyReply, answer: EsrpAnswer, duplicate = false): FastifyReply {
   if (duplicate) reply.header('idempotent-replayed', 'true');
+  for (const [name, value] of Object.entries(answer.headers ?? {})) reply.header(name, value);
   return reply.code(answer.status).type('application/json; charset=utf-8').send(answer.body);
 }
 
@@ -74,9 +78,12 @@ async function submit(
   reply: FastifyReply,
   decoded: DecodedEsrpRequest,
 ): Promise<FastifyReply> {
-  const { job, duplicate } = await scope.components.runtime.submit(decoded.envelope, decoded.context);
+  const { job, duplicate, warnings } = await scope.components.runtime.submit(
+    decoded.envelope,
+    decoded.context,
+  );
   reply.header('location', `/v1/jobs/${encodeURIComponent(job.id)}`);
-  return send(reply, esrpAcceptedAnswer(job, decoded.typed.request_id), duplicate);
+  return send(reply, esrpAcceptedAnswer(job, decoded.typed.request_id, warnings), duplicate);
 }
 
 function jobIdOf(request: FastifyRequest): string {
@@ -85,6 +92,18 @@ function jobIdOf(request: FastifyRequest): string {
     throw new PlexusError('INVALID_PARAMS', 'the URL names no job id: use /v1/jobs/{job_id}');
   }
   return id;
+}
+
+/**
+ * The job `id` as the caller of `request` may see it: a job of another tenant is answered
+ * exactly like a missing one (`NOT_FOUND`, same message).
+ *
+ * @throws PlexusError `NOT_FOUND` for a missing job or one of another tenant.
+ */
+export async function visibleJob(scope: FaceScope, request: FastifyRequest, id: string): Promise<Job> {
+  const job = await scope.components.runtime.getJob(id);
+  if (!visibleToTenant(job.tenantId, scope.principalOf(request))) throw jobNotFound(id);
+  return job;
 }
 
 /** Registers the ESRP request and job routes on `app`. */
@@ -103,12 +122,14 @@ export function registerEsrpRoutes(app: FastifyInstance, scope: FaceScope): void
   );
 
   app.get('/v1/jobs/:id', ESRP_ROUTE, async (request, reply) => {
-    const job = await runtime.getJob(jobIdOf(request));
-    return send(reply, { status: 200, body: esrpSnapshotOfJob(job) });
+    const job = await visibleJob(scope, request, jobIdOf(request));
+    return send(reply, esrpJobAnswer(job, runtime.registry));
   });
 
   app.delete('/v1/jobs/:id', ESRP_ROUTE, async (request, reply) => {
-    const job = await runtime.cancelJob(jobIdOf(request), { reason: 'cancelled by DELETE /v1/jobs/{id}' });
-    return send(reply, { status: 200, body: esrpSnapshotOfJob(job) });
+    const id = jobIdOf(request);
+    await visibleJob(scope, request, id); // another tenant's job is not cancelled: it is "missing"
+    const job = await runtime.cancelJob(id, { reason: 'cancelled by DELETE /v1/jobs/{id}' });
+    return send(reply, esrpJobAnswer(job, runtime.registry));
   });
 }

@@ -7,6 +7,13 @@ import { PlexusError } from '../../core/errors.js';
 import type { Principal } from '../../runtime/context.js';
 import { runtimePrincipal, silentLogger, type FaceComponents, type FaceLogger } from '../face-components.js';
 import type { Principal as AuthPrincipal } from '../../security/auth/principal.js';
+import {
+  CAPABILITY_HEADER,
+  UCAN_HEADER_ALIAS,
+  UCANS_HEADER,
+  authenticateCredential,
+  headerText,
+} from '../ucan-credential.js';
 
 /** Options of the HTTP faces (see `registerHttpFaces`). */
 export interface HttpFacesInit {
@@ -83,6 +90,7 @@ export class FaceScope {
   readonly logger: FaceLogger;
   readonly #principals = new WeakMap<FastifyRequest, Principal>();
   readonly #bodies = new WeakMap<FastifyRequest, unknown>();
+  readonly #capabilities = new WeakMap<FastifyRequest, string>();
   readonly #streams = new Set<AbortController>();
 
   constructor(
@@ -95,6 +103,30 @@ export class FaceScope {
   /** Records the authenticated caller of `request`. */
   authenticated(request: FastifyRequest, principal: AuthPrincipal): void {
     this.#principals.set(request, runtimePrincipal(principal));
+  }
+
+  /**
+   * Authenticates `request` from its headers (see `ucan-credential.ts`): `Authorization`
+   * (a node JWT, an API key, or a UCAN with its proofs in `ucans`) and `Plexus-Capability`;
+   * records the principal and the capability container the request carries.
+   * @throws PlexusError `UNAUTHORIZED` naming what is wrong (for a UCAN, the broken link).
+   */
+  async authenticate(request: FastifyRequest): Promise<void> {
+    const { headers } = request;
+    const proofs = headerText(headers[UCANS_HEADER]) ?? headerText(headers[UCAN_HEADER_ALIAS]);
+    const capability = headerText(headers[CAPABILITY_HEADER]);
+    const credential = await authenticateCredential(this.components, {
+      authorization: headers.authorization,
+      proofs,
+      capability,
+    });
+    this.authenticated(request, credential.principal);
+    if (credential.capability !== undefined) this.#capabilities.set(request, credential.capability);
+  }
+
+  /** The capability container `request` carried in its headers, if any. */
+  capabilityOf(request: FastifyRequest): string | undefined {
+    return this.#capabilities.get(request);
   }
 
   /** The runtime principal of `request`, when it was authenticated. */

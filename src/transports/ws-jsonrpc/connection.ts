@@ -21,7 +21,7 @@ import {
 } from '../../wire/jsonrpc/index.js';
 import type { JsonRpcId, JsonRpcResponse } from '../../wire/jsonrpc/index.js';
 import type { FaceLogger } from '../face-components.js';
-import { hyperspaceDispatch } from './dispatch.js';
+import { errorDataWithRecovery, hyperspaceDispatch } from './dispatch.js';
 import { WS_CLOSE_CODES } from './protocol.js';
 
 /** The settled limits a connection enforces. */
@@ -35,6 +35,13 @@ export interface ConnectionLimits {
 export interface ConnectionInit {
   readonly ws: WebSocket;
   readonly principal: AuthPrincipal;
+  /** The capability container presented at the upgrade (each call may bring its own). */
+  readonly capability?: string;
+  /**
+   * Re-checks the credential (a UCAN chain: revocations, expiry of every link) before each
+   * message; false closes the connection like an expired token. @default none
+   */
+  readonly credentialValid?: () => boolean;
   readonly remoteAddress: string;
   readonly runtime: Runtime;
   readonly auth: Authenticator;
@@ -67,7 +74,7 @@ export function hyperspaceErrorData(error: PlexusError): JsonValue {
   if (error.code === 'INTERNAL' && error.cause !== undefined && !(error.cause instanceof PlexusError)) {
     return { code: 'INTERNAL', message: 'internal error', retryable: false };
   }
-  const data = error.toData() as unknown as JsonObject;
+  const data = errorDataWithRecovery(error); // ErrorData plus the recovery fields (seed 002 §8.2)
   const details = data['details'];
   // The seed's clients read application fields at the top of `data` (seed 003 §8:
   // `{remaining, requested, limit}` for −32002); Plexus's own members win a clash.
@@ -136,6 +143,7 @@ export function openConnection(init: ConnectionInit): Connection {
     { methodAliases: init.methodAliases },
     {
       principal: init.principal,
+      ...(init.capability === undefined ? {} : { capability: init.capability }),
       transport: { remoteAddress: init.remoteAddress, connection: id },
       signal: controller.signal,
       notify: (text) => {
@@ -185,6 +193,7 @@ export function openConnection(init: ConnectionInit): Connection {
   const credentialLapsed = (): boolean => {
     const { expiresAt, tokenId } = init.principal;
     if (expiresAt !== undefined && init.now() >= expiresAt) return true;
+    if (init.credentialValid !== undefined && !init.credentialValid()) return true;
     return tokenId !== undefined && init.auth.isRevoked(tokenId);
   };
 

@@ -8,10 +8,11 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type WebSocket from 'ws';
 import { PlexusError, toPlexusError } from '../../core/errors.js';
-import type { Principal as AuthPrincipal } from '../../security/auth/index.js';
 import { bearerChallenge } from '../../security/auth/index.js';
 import { silentLogger } from '../face-components.js';
 import type { FaceComponents } from '../face-components.js';
+import type { CapabilityGate } from '../capability-gate.js';
+import { authenticateCredential, type AuthenticatedCredential } from '../ucan-credential.js';
 import { openConnection } from './connection.js';
 import type { Connection } from './connection.js';
 import { WS_CLOSE_CODES, WS_JSONRPC_DEFAULTS, WS_PING_INTERVAL_BOUNDS } from './protocol.js';
@@ -74,6 +75,15 @@ export interface WsJsonRpcFace {
   close(): Promise<void>;
   /** The number of open connections. */
   connectionCount(): number;
+}
+
+function isStillValid(gate: CapabilityGate, container: string): boolean {
+  try {
+    gate.authenticate(container);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function positiveInt(
@@ -152,10 +162,17 @@ export function attachWsJsonRpc(
   let pending = 0;
   let closing: Promise<void> | undefined;
 
-  const accept = (ws: WebSocket, request: IncomingMessage, principal: AuthPrincipal): void => {
+  const accept = (ws: WebSocket, request: IncomingMessage, credential: AuthenticatedCredential): void => {
+    const { principal, capability } = credential;
+    const gate = components.capabilities;
     const connection = openConnection({
       ws,
       principal,
+      ...(capability === undefined ? {} : { capability }),
+      // A UCAN credential is checked again on every message: a revoked or expired link ends it.
+      ...(principal.kind !== 'ucan' || gate === undefined || capability === undefined
+        ? {}
+        : { credentialValid: () => isStillValid(gate, capability) }),
       remoteAddress: request.socket.remoteAddress ?? '',
       runtime: components.runtime,
       auth: components.auth,
@@ -196,15 +213,15 @@ export function attachWsJsonRpc(
     }
     pending++;
     const credential = upgradeCredential(request, url);
-    components.auth.authenticate(credential.authorization).then(
-      (principal) => {
+    authenticateCredential(components, credential).then(
+      (authenticated) => {
         pending--;
         if (closing !== undefined || socket.destroyed) {
           socket.destroy();
           return;
         }
         wss.handleUpgrade(request, socket, head, (ws) => {
-          accept(ws, request, principal);
+          accept(ws, request, authenticated);
         });
       },
       (error: unknown) => {

@@ -12,6 +12,7 @@ import {
   WS_JSONRPC_SUBPROTOCOL,
   WS_TOKEN_QUERY_PARAMS,
 } from './protocol.js';
+import { CAPABILITY_HEADER, UCAN_HEADER_ALIAS, UCANS_HEADER, headerText } from '../ucan-credential.js';
 
 /** Where an upgrade request carried its credential. */
 export type CredentialSource = 'header' | 'protocol' | 'query' | 'none';
@@ -21,6 +22,37 @@ export interface UpgradeCredential {
   /** `Bearer <token>` (or the header as sent); `undefined` when there is none. */
   readonly authorization: string | undefined;
   readonly source: CredentialSource;
+  /**
+   * The proofs of a bearer UCAN: the `ucans` (or `ucan`) header, else the `ucans` query
+   * parameter; comma-separated JWTs.
+   */
+  readonly proofs?: string;
+  /** A capability container beside another credential: `Plexus-Capability`, else `?capability=`. */
+  readonly capability?: string;
+}
+
+/** The query parameter carrying a bearer UCAN's proofs (clients that cannot set headers). */
+export const WS_UCANS_QUERY_PARAM = UCANS_HEADER;
+/** The query parameter carrying a capability container (clients that cannot set headers). */
+export const WS_CAPABILITY_QUERY_PARAM = 'capability';
+
+function queryText(url: URL, name: string): string | undefined {
+  const value = url.searchParams.get(name);
+  return value === null || value.trim() === '' ? undefined : value.trim();
+}
+
+/** The capability headers (or query parameters) of an upgrade request. */
+function capabilityParts(request: IncomingMessage, url: URL): { proofs?: string; capability?: string } {
+  const proofs =
+    headerText(request.headers[UCANS_HEADER]) ??
+    headerText(request.headers[UCAN_HEADER_ALIAS]) ??
+    queryText(url, WS_UCANS_QUERY_PARAM);
+  const capability =
+    headerText(request.headers[CAPABILITY_HEADER]) ?? queryText(url, WS_CAPABILITY_QUERY_PARAM);
+  return {
+    ...(proofs === undefined ? {} : { proofs }),
+    ...(capability === undefined ? {} : { capability }),
+  };
 }
 
 /** The path and query of an upgrade request (`/` when the target cannot be read). */
@@ -50,20 +82,29 @@ export function offeredProtocols(request: IncomingMessage): string[] {
 /**
  * Finds the credential of an upgrade request, first match wins: the `Authorization` header;
  * a `plexus.bearer.<token>` subprotocol (browsers cannot set headers); the `access_token` or
- * `token` query parameter.
+ * `token` query parameter. A bearer UCAN's proofs and a separate capability container come
+ * beside it (see `ucan-credential.ts`).
  */
 export function upgradeCredential(request: IncomingMessage, url: URL): UpgradeCredential {
+  const parts = capabilityParts(request, url);
   const header = request.headers.authorization;
-  if (typeof header === 'string' && header.trim() !== '') return { authorization: header, source: 'header' };
+  if (typeof header === 'string' && header.trim() !== '') {
+    return { authorization: header, source: 'header', ...parts };
+  }
   const carried = offeredProtocols(request).find((p) => p.startsWith(WS_BEARER_PROTOCOL_PREFIX));
   if (carried !== undefined) {
-    return { authorization: `Bearer ${carried.slice(WS_BEARER_PROTOCOL_PREFIX.length)}`, source: 'protocol' };
+    return {
+      authorization: `Bearer ${carried.slice(WS_BEARER_PROTOCOL_PREFIX.length)}`,
+      source: 'protocol',
+      ...parts,
+    };
   }
   for (const name of WS_TOKEN_QUERY_PARAMS) {
     const value = url.searchParams.get(name);
-    if (value !== null && value !== '') return { authorization: `Bearer ${value}`, source: 'query' };
+    if (value !== null && value !== '')
+      return { authorization: `Bearer ${value}`, source: 'query', ...parts };
   }
-  return { authorization: undefined, source: 'none' };
+  return { authorization: undefined, source: 'none', ...parts };
 }
 
 /**
