@@ -71,6 +71,21 @@ export interface HandlerContext {
    * fire-and-forget; ignored once the job has finished.
    */
   progress(data: JsonValue): void;
+  /**
+   * Reads a resource the verb declares under `reads` (seed 002 §11.2), through the node's
+   * reader of it (`budget` is built in: the caller's budgets).
+   * @throws PlexusError `FORBIDDEN` naming the verb and the resource when it is not declared
+   *   (the job then fails, even if the error is caught); `NOT_FOUND` when no reader serves it.
+   */
+  read(resource: string, query?: JsonValue): Promise<JsonValue>;
+  /**
+   * Emits an event of a type the verb declares under `emits` (`emits: [session.started]` or
+   * `[event/session.started]`); the runtime appends it, with the job as its causation, once
+   * the handler has succeeded — a failed job emits nothing.
+   * @throws PlexusError `FORBIDDEN` naming the verb and the type when it is not declared (the
+   *   job then fails, even if the error is caught) or is one of the node's own types.
+   */
+  emit(type: string, data?: JsonValue): void;
 }
 
 /**

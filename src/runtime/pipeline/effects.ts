@@ -2,8 +2,10 @@
  * Pipeline steps `pre_effects` and `post_effects`: hooks that run before a job is dispatched
  * and after it finishes, and return events to record. Pre-effect events are appended in
  * the same atomic batch as `job.submitted`, post-effect events with the job's final event.
- * Now: the audit record (`audit.invoked`) is the default pre-effect; budget charges arrive
- * as pre-effects later.
+ * The audit record (`audit.invoked`) is the default pre-effect. These hooks see a request
+ * before it is a job; a verb's declared effects (budget charges, audits, emits, declared
+ * reads) are carried out around its handler by the effect handlers of `../effects/`
+ * (docs/effects.md), so an unaffordable call is a job that fails `BUDGET_EXCEEDED`.
  */
 import type { Envelope } from '../../core/envelope.js';
 import { PlexusError, toPlexusError, type ErrorData } from '../../core/errors.js';
