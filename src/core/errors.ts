@@ -29,7 +29,9 @@ export type AgenteseCategory =
   | 'quota_exceeded'
   | 'timeout'
   | 'unavailable'
-  | 'internal';
+  | 'internal'
+  /** A consent or ethical refusal: a result, never an error code's category (seed 002 §8.3, D10). */
+  | 'refused';
 
 /** How one error code reads on every face. */
 export interface ErrorTranslation {
@@ -326,6 +328,16 @@ export const ERROR_TABLE = {
     'A transient failure; retry with back-off.',
   ),
   OUT_OF_MEMORY: t(true, 507, -32603, -32603, 'OOM', 'unavailable', 'The backend ran out of memory.'),
+  // Versioning (seed 002 §10.3): the era is past its sunset and no longer served
+  VERB_SUNSET: t(
+    false,
+    410,
+    -32601,
+    -32601,
+    'INVALID_INPUT_SEMANTIC',
+    'not_found',
+    'The verb era is past its sunset date and no longer served; call its replacement.',
+  ),
   INTERNAL: t(false, 500, -32603, -32603, 'UNKNOWN', 'internal', 'An unexpected failure inside Plexus.'),
 } as const satisfies Record<string, ErrorTranslation>;
 
@@ -348,6 +360,26 @@ export interface PlexusErrorInit {
   readonly retryable?: boolean;
   /** Structured details safe to send on the wire (e.g. `{ pointer: '/inputs' }`). */
   readonly details?: JsonObject;
+  /** Recovery hints and context (seed 002 §8.2); the code's defaults fill the gaps on the wire. */
+  readonly hints?: ErrorHints;
+}
+
+/**
+ * The recovery hints and context of an error (seed 002 §8.2 `AgentError`), beyond its code and
+ * message. Every member is optional: faces fill `retryAfter` and `suggestedAction` from the
+ * code's defaults ({@link ERROR_HINT_DEFAULTS}) and `verb` / `traceId` from the request.
+ */
+export interface ErrorHints {
+  /** When to retry, whole seconds (retryable errors). */
+  readonly retryAfter?: number;
+  /** A verb to call instead (`name@version`), e.g. the replacement of a sunset era. */
+  readonly fallbackVerb?: string;
+  /** What the caller should do, in a sentence. */
+  readonly suggestedAction?: string;
+  /** The verb the failed request called. */
+  readonly verb?: string;
+  /** The W3C trace id (32 hex digits) of the failed request. */
+  readonly traceId?: string;
 }
 
 /** The wire-safe form of a {@link PlexusError}: what an error envelope's `data` holds. */
@@ -356,6 +388,8 @@ export interface ErrorData {
   readonly message: string;
   readonly retryable: boolean;
   readonly details?: JsonObject;
+  /** Recovery hints set where the error was raised (absent when none were). */
+  readonly hints?: ErrorHints;
 }
 
 /**
@@ -372,6 +406,8 @@ export class PlexusError extends Error {
   readonly retryable: boolean;
   /** Wire-safe structured details. */
   readonly details: JsonObject | undefined;
+  /** Recovery hints set where the error was raised. */
+  readonly hints: ErrorHints | undefined;
 
   constructor(code: PlexusErrorCode, message: string, init: PlexusErrorInit = {}) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -379,6 +415,7 @@ export class PlexusError extends Error {
     this.code = code;
     this.retryable = init.retryable ?? ERROR_TABLE[code].retryable;
     this.details = init.details;
+    this.hints = init.hints;
   }
 
   /** The translation row of this error's code. */
@@ -388,17 +425,24 @@ export class PlexusError extends Error {
 
   /** The wire-safe form (no stack, no cause). */
   toData(): ErrorData {
-    return this.details === undefined
-      ? { code: this.code, message: this.message, retryable: this.retryable }
-      : { code: this.code, message: this.message, retryable: this.retryable, details: this.details };
+    const data: { -readonly [K in keyof ErrorData]: ErrorData[K] } = {
+      code: this.code,
+      message: this.message,
+      retryable: this.retryable,
+    };
+    if (this.details !== undefined) data.details = this.details;
+    if (this.hints !== undefined) data.hints = this.hints;
+    return data;
   }
 
   /** Rebuilds an error from its wire-safe form; an unknown code becomes `INTERNAL`. */
   static fromData(data: ErrorData): PlexusError {
     const code = isPlexusErrorCode(data.code) ? data.code : 'INTERNAL';
-    return data.details === undefined
-      ? new PlexusError(code, data.message, { retryable: data.retryable })
-      : new PlexusError(code, data.message, { retryable: data.retryable, details: data.details });
+    return new PlexusError(code, data.message, {
+      retryable: data.retryable,
+      ...(data.details === undefined ? {} : { details: data.details }),
+      ...(data.hints === undefined ? {} : { hints: data.hints }),
+    });
   }
 }
 
@@ -512,6 +556,8 @@ export function plexusCodeFromHttp(status: number): PlexusErrorCode {
       return 'TIMEOUT';
     case 409:
       return 'CONFLICT';
+    case 410:
+      return 'VERB_SUNSET';
     case 412:
       return 'PRECONDITION_FAILED';
     case 413:

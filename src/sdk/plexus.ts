@@ -4,6 +4,7 @@
  * a node started in this process, or over a bare runtime and its event log.
  */
 import { randomUUID } from 'node:crypto';
+import { PARENT_SPAN_EXTENSION } from '../runtime/routing/trace.js';
 import type { Envelope } from '../core/envelope.js';
 import { PlexusError } from '../core/errors.js';
 import type { JsonValue } from '../core/json.js';
@@ -23,6 +24,7 @@ import { childTraceparent } from './trace-context.js';
 import type { CallResult, InvokeOptions } from './verb-context.js';
 import type { AgentSpec } from './verb.js';
 import { verbInfosOf, type VerbInfo } from './verb-info.js';
+import { reportWarnings } from './warnings.js';
 
 /** Where an SDK instance runs: a started node, or a runtime with its (started) log. */
 export type PlexusInit =
@@ -113,6 +115,10 @@ export function createPlexus(init: PlexusInit): Plexus {
       ...(options.userId === undefined ? {} : { userId: options.userId }),
       ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
       ...(options.capability === undefined ? {} : { capability: options.capability }),
+      // the caller's span is this call's parent (compose: the pipeline's span)
+      ...(options.traceparent === undefined
+        ? {}
+        : { extensions: { [PARENT_SPAN_EXTENSION]: options.traceparent.split('-')[2] ?? '' } }),
     };
     const context: InvocationContext = {
       face: 'sdk',
@@ -130,6 +136,7 @@ export function createPlexus(init: PlexusInit): Plexus {
       context,
       options.signal === undefined ? {} : { signal: options.signal },
     );
+    reportWarnings(options, answer.warnings);
     if (answer.envelope.kind === 'error') {
       throw new InvocationError(errorDataOf(answer.envelope.data), {
         verb,

@@ -1,9 +1,13 @@
 /**
  * Refusals (seed 002 §8.3): a verb that declines to act answers with a refusal — a result,
  * not an error ("the system worked correctly by refusing"). On the wire a refusal is the
- * verb's output `{"$refusal": {reason, …}}`; every SDK verb's output schema admits it.
+ * verb's output `{"$refusal": {reason, …}}`; every SDK verb's output schema admits it. Every
+ * face answers it as a success (ESRP `succeeded`, Emergence DONE, a JSON-RPC `result`) and
+ * adds the seed's snake_case form where it has room (docs/decisions-eras.md).
  */
-import { isJsonObject } from '../core/json.js';
+import { isRefusalOutput } from '../core/refusal.js';
+
+export { agenteseRefusalOf, type AgenteseRefusal } from '../core/refusal.js';
 
 /** Why and how a verb refused. Money is in integer micro-units (D12). */
 export type RefusalInfo = {
@@ -55,7 +59,5 @@ export function refuse(reason: string, extra: Omit<RefusalInfo, 'reason'> = {}):
 
 /** True when a verb's output is a refusal. */
 export function isRefusal(value: unknown): value is Refusal {
-  if (!isJsonObject(value) || Object.keys(value).length !== 1) return false;
-  const info = value['$refusal'];
-  return isJsonObject(info) && typeof info['reason'] === 'string';
+  return isRefusalOutput(value);
 }

@@ -7,6 +7,7 @@ import type { JsonValue } from '../core/json.js';
 import type { Event } from '../core/records/event.js';
 import type { HandlerContext } from '../runtime/context.js';
 import type { Refusal } from './refusal.js';
+import type { EraWarning } from './warnings.js';
 
 /** Options of one call (`invoke`, a pipeline's `run`). Every field is optional. */
 export interface InvokeOptions {
@@ -34,6 +35,11 @@ export interface InvokeOptions {
   readonly capability?: string;
   /** Aborting cancels the call's job. */
   readonly signal?: AbortSignal;
+  /**
+   * Receives each deprecation warning of the call (seed 002 §10.3): the era answered but is
+   * deprecated. Called before `invoke` settles.
+   */
+  readonly onWarning?: (warning: EraWarning) => void;
 }
 
 /** The result of a call: the verb's output, or its refusal (a result, not an error). */

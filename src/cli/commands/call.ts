@@ -44,6 +44,7 @@ import {
   promptText,
   renderOutput,
 } from '../call-projection.js';
+import { printWarnings } from '../call-warnings.js';
 import { askYesNo } from '../confirm.js';
 import { progressDisplay } from '../progress.js';
 import { onInterrupt } from '../signals.js';
@@ -188,7 +189,9 @@ function statusOf(body: unknown): unknown {
 function checkAnswer(
   response: { status: number; body: unknown; text: string; headers: Headers },
   verb: string,
+  io?: CliIo,
 ): unknown {
+  if (io !== undefined) printWarnings(io, response.body, response.headers);
   const status = statusOf(response.body);
   if (status === 'failed') throw esrpFailure(response.body, verb);
   if (status === 'succeeded' || status === 'accepted') return response.body;
@@ -245,7 +248,7 @@ async function followAndFinish(
     release();
   }
   const final = await nodeRequest(target, `/v1/jobs/${encodeURIComponent(jobId)}`);
-  const body = checkAnswer(final, verb);
+  const body = checkAnswer(final, verb, io);
   if (statusOf(body) !== 'succeeded') throw responseError(final, `${verb} (job ${jobId})`);
   printResult(io, body, mode);
 }
@@ -299,7 +302,7 @@ export async function runCall(
         body: request,
         timeoutMs: timeoutMs + 10_000,
       });
-      printResult(io, checkAnswer(response, verb), mode);
+      printResult(io, checkAnswer(response, verb, io), mode);
     } finally {
       if (spinner !== undefined) clearInterval(spinner);
       waiting?.done();
@@ -307,7 +310,8 @@ export async function runCall(
     return;
   }
   const submitted = await nodeRequest(target, '/v1/jobs', { method: 'POST', body: request });
-  const body = checkAnswer(submitted, verb);
+  // with --follow, the final answer's warnings are printed (once) when the job ends
+  const body = checkAnswer(submitted, verb, opts.follow ? undefined : io);
   const jobId = jobIdOf(body);
   if (jobId === undefined)
     throw responseError(submitted, `${verb}: the node accepted the job but named no job id`);

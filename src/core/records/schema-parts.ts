@@ -4,6 +4,7 @@
  *
  * Fragments carry no `$id`, so they can be embedded in any number of schemas.
  */
+import { ERROR_HINTS_SCHEMA } from '../error-recovery.js';
 import { ERROR_CODES } from '../errors.js';
 import { VERB_NAME_PATTERN_SOURCE } from '../verb-name.js';
 
@@ -74,5 +75,6 @@ export const ERROR_DATA_SCHEMA = {
     message: { type: 'string' },
     retryable: { type: 'boolean' },
     details: { type: 'object' },
+    hints: ERROR_HINTS_SCHEMA,
   },
 } as const;

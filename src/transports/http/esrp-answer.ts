@@ -19,13 +19,18 @@ import {
   type PlexusErrorCode,
 } from '../../core/errors.js';
 import { canonicalizeJcs } from '../../core/canonical/jcs.js';
+import { errorHintsOf, recoveryFields } from '../../core/error-recovery.js';
+import { agenteseRefusalOf, type AgenteseRefusal } from '../../core/refusal.js';
 import { ESRP_VERSION } from '../../core/esrp/model.js';
 import { validateEsrpResponse } from '../../core/esrp/response.js';
 import { normalizeUuid } from '../../core/esrp/uuid.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.js';
 import { JOB_STATE_TO_ESRP, isJobState, isTerminalJobState, type Job } from '../../core/records/job.js';
 import { JOB_EXTENSION } from '../../runtime/pipeline/encode.js';
+import { eraWarnings, warningsOf, type EraWarning } from '../../runtime/pipeline/era.js';
+import type { Registry } from '../../runtime/registry.js';
 import type { Invocation } from '../../runtime/runtime-types.js';
+import { deprecationHeaders, retryAfterHeader } from './http-deprecation.js';
 
 /** The `request_id` of an answer that answers no identifiable ESRP request (the nil UUID). */
 export const NIL_REQUEST_ID = '00000000-0000-0000-0000-000000000000';
@@ -33,11 +38,16 @@ export const NIL_REQUEST_ID = '00000000-0000-0000-0000-000000000000';
 /** The name of the single output that carries non-ESRP-shaped handler output. */
 export const RESULT_OUTPUT_NAME = 'result';
 
-/** An ESRP answer: the HTTP status and the response body. */
+/** An ESRP answer: the HTTP status, the response body and extra response headers. */
 export interface EsrpAnswer {
   readonly status: number;
   readonly body: JsonObject;
+  /** `Deprecation` / `Sunset` / `Link` (warnings), `Retry-After` (retryable errors). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
+
+/** The key under which deprecation warnings appear in output `metadata` and error `details`. */
+export const ESRP_WARNINGS_KEY = 'warnings';
 
 /** The parts of an ESRP response; absent parts are left out (outputs/artifacts default to []). */
 export interface EsrpResponseParts {
@@ -150,28 +160,41 @@ export function errorDataOf(value: unknown): ErrorData {
     const retryable =
       typeof value['retryable'] === 'boolean' ? value['retryable'] : ERROR_TABLE[code].retryable;
     const details = value['details'];
-    return isJsonObject(details)
-      ? { code, message: value['message'], retryable, details }
-      : { code, message: value['message'], retryable };
+    const hints = errorHintsOf(value['hints']);
+    return {
+      code,
+      message: value['message'],
+      retryable,
+      ...(isJsonObject(details) ? { details } : {}),
+      ...(hints === undefined ? {} : { hints }),
+    };
   }
   return { code: 'INTERNAL', message: 'the job failed without an error record', retryable: false };
 }
 
 /**
  * The ESRP `error` object of a Plexus error: the ESRP code of its Plexus code
- * (`ERROR_TABLE[code].esrp`), `retryable` as the ESRP table says for that code, and
- * `details` = the error's details plus `plexus_code` (so a client can tell `UNKNOWN_VERB`
- * from `NOT_FOUND`, which share `INVALID_INPUT_SEMANTIC`).
+ * (`ERROR_TABLE[code].esrp`), `retryable` as the ESRP table says for that code,
+ * `retry_after_ms` when the error is retryable and has a delay, and `details` = the error's
+ * details plus `plexus_code` (so a client can tell `UNKNOWN_VERB` from `NOT_FOUND`, which
+ * share `INVALID_INPUT_SEMANTIC`) and the recovery fields of seed 002 §8.2 (`category`,
+ * `retry_after`, `fallback_verb`, `suggested_action`, `verb`, `trace_id`); `warnings` lists
+ * the deprecation warnings of the era that failed, when there are any.
  */
-export function esrpErrorOf(error: PlexusError | ErrorData): JsonObject {
+export function esrpErrorOf(
+  error: PlexusError | ErrorData,
+  warnings: readonly EraWarning[] = [],
+): JsonObject {
   const data = error instanceof PlexusError ? error.toData() : error;
   const code = isPlexusErrorCode(data.code) ? ERROR_TABLE[data.code].esrp : 'UNKNOWN';
-  return {
-    code,
-    message: data.message,
-    retryable: ESRP_ERROR_TABLE[code].retryable,
-    details: { ...(data.details ?? {}), plexus_code: data.code },
-  };
+  const retryable = ESRP_ERROR_TABLE[code].retryable;
+  const recovery = recoveryFields(data);
+  const details: JsonObject = { ...(data.details ?? {}), plexus_code: data.code, ...recovery };
+  if (warnings.length > 0) details[ESRP_WARNINGS_KEY] = warnings.map((w) => ({ ...w }));
+  const out: JsonObject = { code, message: data.message, retryable };
+  if (retryable && recovery.retry_after !== undefined) out['retry_after_ms'] = recovery.retry_after * 1000;
+  out['details'] = details;
+  return out;
 }
 
 /** The HTTP status of a Plexus error on the ESRP face: `ERROR_TABLE[code].http`. */
@@ -188,18 +211,53 @@ export function esrpHttpStatus(code: PlexusErrorCode): number {
 export function esrpErrorAnswer(
   error: PlexusError | ErrorData,
   requestId: string = NIL_REQUEST_ID,
-  extra: { readonly job?: JsonObject; readonly timing?: JsonObject } = {},
+  extra: {
+    readonly job?: JsonObject;
+    readonly timing?: JsonObject;
+    readonly warnings?: readonly EraWarning[];
+  } = {},
 ): EsrpAnswer {
   const data = error instanceof PlexusError ? error.toData() : error;
   const code: PlexusErrorCode = isPlexusErrorCode(data.code) ? data.code : 'INTERNAL';
+  const warnings = extra.warnings ?? [];
   const body = esrpResponse({
     requestId,
     status: 'failed',
     timing: extra.timing ?? { finished_at: new Date().toISOString() },
     ...(extra.job === undefined ? {} : { job: extra.job }),
-    error: esrpErrorOf(data),
+    error: esrpErrorOf(data, warnings),
   });
-  return { status: esrpHttpStatus(code), body };
+  const headers = { ...deprecationHeaders(warnings), ...retryAfterHeader(data) };
+  return { status: esrpHttpStatus(code), body, ...(Object.keys(headers).length === 0 ? {} : { headers }) };
+}
+
+/** The key under which a refusal appears, seed-shaped, in the output `metadata`. */
+export const ESRP_REFUSAL_KEY = 'refusal';
+
+/**
+ * `outputs` with the deprecation warnings (`warnings`) and the seed-shaped refusal
+ * (`refusal`, seed 002 §8.3) added to every output's `metadata` (an object `metadata` keeps
+ * its members; `null` becomes an object). Unchanged when there is neither.
+ */
+export function withOutputWarnings(
+  outputs: readonly JsonValue[],
+  warnings: readonly EraWarning[],
+  refusal?: AgenteseRefusal,
+): JsonValue[] {
+  if (warnings.length === 0 && refusal === undefined) return [...outputs];
+  const notes: JsonObject = {};
+  if (warnings.length > 0) notes[ESRP_WARNINGS_KEY] = warnings.map((w) => ({ ...w }));
+  if (refusal !== undefined) notes[ESRP_REFUSAL_KEY] = { ...refusal };
+  return outputs.map((output) => {
+    if (!isJsonObject(output)) return output;
+    const metadata = isJsonObject(output['metadata']) ? output['metadata'] : {};
+    return { ...output, metadata: { ...metadata, ...notes } };
+  });
+}
+
+/** `headers` as an answer's optional member (absent when empty). */
+function headersMember(headers: Readonly<Record<string, string>>): { headers?: Record<string, string> } {
+  return Object.keys(headers).length === 0 ? {} : { headers: { ...headers } };
 }
 
 function jobFromExtension(envelope: Envelope): JsonObject | undefined {
@@ -215,6 +273,7 @@ function jobFromExtension(envelope: Envelope): JsonObject | undefined {
  */
 export function esrpAnswerOfInvocation(invocation: Invocation, requestId: string): EsrpAnswer {
   const { envelope, job } = invocation;
+  const warnings = invocation.warnings ?? warningsOf(envelope);
   const jobPart = job === undefined ? jobFromExtension(envelope) : esrpJobOf(job);
   const timing =
     job === undefined ? { finished_at: envelope.timestamp ?? new Date().toISOString() } : esrpTimingOf(job);
@@ -226,14 +285,16 @@ export function esrpAnswerOfInvocation(invocation: Invocation, requestId: string
         requestId,
         status: 'succeeded',
         timing,
-        outputs,
+        outputs: withOutputWarnings(outputs, warnings, agenteseRefusalOf(envelope.data, envelope.verb)),
         artifacts,
         ...(jobPart === undefined ? {} : { job: jobPart }),
       }),
+      ...headersMember(deprecationHeaders(warnings)),
     };
   }
   return esrpErrorAnswer(errorDataOf(envelope.data), requestId, {
     timing,
+    warnings,
     ...(jobPart === undefined ? {} : { job: jobPart }),
   });
 }
@@ -243,23 +304,51 @@ export function esrpAnswerOfInvocation(invocation: Invocation, requestId: string
  * it is queued or running, `succeeded` with its outputs, or `failed` with its error (a
  * cancelled job is `failed` with job state `cancelled`).
  */
-export function esrpSnapshotOfJob(job: Job): JsonObject {
+export function esrpSnapshotOfJob(job: Job, warnings: readonly EraWarning[] = []): JsonObject {
   const requestId = requestIdOfJob(job);
   const base = { requestId, timing: esrpTimingOf(job), job: esrpJobOf(job) };
   if (!isTerminalJobState(job.state)) return esrpResponse({ ...base, status: 'accepted' });
   if (job.state === 'COMPLETED') {
-    return esrpResponse({ ...base, status: 'succeeded', ...esrpOutputsOf(job.outputs) });
+    const { outputs, artifacts } = esrpOutputsOf(job.outputs);
+    return esrpResponse({
+      ...base,
+      status: 'succeeded',
+      outputs: withOutputWarnings(outputs, warnings, agenteseRefusalOf(job.outputs, job.verb)),
+      artifacts,
+    });
   }
   const error: ErrorData =
     job.error ??
     (job.state === 'CANCELED'
       ? { code: 'CANCELLED', message: 'the job was cancelled', retryable: false }
       : { code: 'INTERNAL', message: 'the job failed without an error record', retryable: false });
-  return esrpResponse({ ...base, status: 'failed', error: esrpErrorOf(error) });
+  // the stored error names no verb: the job's verb is the context of its recovery fields
+  const withVerb: ErrorData = { ...error, hints: { verb: job.verb, ...(error.hints ?? {}) } };
+  return esrpResponse({ ...base, status: 'failed', error: esrpErrorOf(withVerb, warnings) });
+}
+
+/**
+ * A job as the ESRP answer of `GET` / `DELETE /v1/jobs/{id}`: HTTP 200 with
+ * {@link esrpSnapshotOfJob}, the deprecation warnings (body and headers) when the era of the
+ * job's verb is deprecated now — looked up in `registry` among the agents offering the verb —
+ * and `Retry-After` when it failed with a retryable error.
+ */
+export function esrpJobAnswer(job: Job, registry?: Registry, now: () => number = Date.now): EsrpAnswer {
+  const warnings = registry === undefined ? [] : eraWarnings(registry, job.verb, undefined, now());
+  const retry = job.state === 'FAILED' && job.error !== undefined ? retryAfterHeader(job.error) : {};
+  return {
+    status: 200,
+    body: esrpSnapshotOfJob(job, warnings),
+    ...headersMember({ ...deprecationHeaders(warnings), ...retry }),
+  };
 }
 
 /** The `202 Accepted` answer to an asynchronous submission: status `accepted` with the job. */
-export function esrpAcceptedAnswer(job: Job, requestId: string): EsrpAnswer {
+export function esrpAcceptedAnswer(
+  job: Job,
+  requestId: string,
+  warnings: readonly EraWarning[] = [],
+): EsrpAnswer {
   return {
     status: 202,
     body: esrpResponse({
@@ -268,5 +357,6 @@ export function esrpAcceptedAnswer(job: Job, requestId: string): EsrpAnswer {
       timing: { accepted_at: job.timing.createdAt },
       job: esrpJobOf(job),
     }),
+    ...headersMember(deprecationHeaders(warnings)),
   };
 }

@@ -5,12 +5,14 @@
  * elsewhere. Never a stack trace, never fastify's default body.
  */
 import type { FastifyReply } from 'fastify';
+import { recoveryFields } from '../../core/error-recovery.js';
 import { ERROR_TABLE, PlexusError, plexusCodeFromHttp } from '../../core/errors.js';
 import type { JsonObject } from '../../core/json.js';
 import { bearerChallenge } from '../../security/auth/auth-error.js';
 import { emergenceFallbackError } from './emergence-answer.js';
 import { esrpErrorAnswer, esrpRequestIdOf } from './esrp-answer.js';
 import type { HttpFace } from './faces.js';
+import { retryAfterHeader } from './http-deprecation.js';
 
 /** What a fastify (or Node) error looks like. */
 interface HttpishError {
@@ -51,11 +53,14 @@ export function toFaceError(error: unknown, bodyLimitBytes: number): PlexusError
   );
 }
 
-/** The `{error: {code, message, details?}}` body of the discovery and health routes. */
+/**
+ * The `{error: {code, message, details?, category, …}}` body of the discovery and health
+ * routes: the recovery fields of seed 002 §8.2 sit beside the code.
+ */
 export function plainErrorBody(error: PlexusError): JsonObject {
   const inner: JsonObject = { code: error.code, message: error.message };
   if (error.details !== undefined) inner['details'] = error.details;
-  return { error: inner };
+  return { error: { ...inner, ...recoveryFields(error.toData()) } };
 }
 
 /** What is known of the request an error answers. */
@@ -68,7 +73,7 @@ export interface ErrorContext {
 
 /**
  * Sends `error` in `face`'s form with the status its code maps to, adding
- * `WWW-Authenticate` to 401 answers.
+ * `WWW-Authenticate` to 401 answers and `Retry-After` (seconds) to retryable errors.
  */
 export function sendFaceError(
   reply: FastifyReply,
@@ -77,6 +82,7 @@ export function sendFaceError(
   context: ErrorContext,
 ): FastifyReply {
   if (ERROR_TABLE[error.code].http === 401) reply.header('www-authenticate', bearerChallenge(error));
+  for (const [name, value] of Object.entries(retryAfterHeader(error.toData()))) reply.header(name, value);
   reply.type('application/json; charset=utf-8');
   switch (face) {
     case 'esrp': {

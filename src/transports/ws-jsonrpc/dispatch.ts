@@ -6,12 +6,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Envelope } from '../../core/envelope.js';
-import { PlexusError, isPlexusErrorCode } from '../../core/errors.js';
+import { errorHintsOf, recoveryFields } from '../../core/error-recovery.js';
+import { ERROR_TABLE, PlexusError, isPlexusErrorCode } from '../../core/errors.js';
 import type { ErrorData } from '../../core/errors.js';
 import { isJsonObject } from '../../core/json.js';
 import type { JsonObject, JsonValue } from '../../core/json.js';
 import { capabilitySelector } from '../../core/verb-name.js';
 import type { InvocationContext, Runtime } from '../../runtime/index.js';
+import { warningsOf, type EraWarning } from '../../runtime/pipeline/era.js';
 import type { Principal as AuthPrincipal } from '../../security/auth/index.js';
 import { JSONRPC_EXTENSIONS, JSONRPC_VERSION } from '../../wire/jsonrpc/index.js';
 import type { JsonRpcDispatch, JsonRpcId, JsonRpcParams } from '../../wire/jsonrpc/index.js';
@@ -22,11 +24,40 @@ import type { WsStreamChunk } from './protocol.js';
 /** The `face` of every invocation made by this face. */
 export const HYPERSPACE_FACE = 'hyperspace';
 
+/**
+ * The method of the notification that carries the deprecation warnings of a call, sent just
+ * before its response (docs/decisions-eras.md): `params` = `{id, warnings}`, `id` the call's id.
+ */
+export const WS_WARNING_METHOD = 'plexus.warning';
+
+/** The `params` of a {@link WS_WARNING_METHOD} notification. */
+export interface WsWarningParams {
+  /** The id of the call the warnings belong to. */
+  readonly id: JsonRpcId;
+  /** The deprecation warnings (seed 002 §10.3). */
+  readonly warnings: readonly EraWarning[];
+}
+
+/**
+ * An error's `data` on this face: its ErrorData (`code`, `message`, `retryable`, `details`)
+ * with the recovery fields of seed 002 §8.2 beside them (`category`, `retry_after`,
+ * `fallback_verb`, `suggested_action`, `verb`, `trace_id`); the internal `hints` member is
+ * replaced by those fields.
+ */
+export function errorDataWithRecovery(error: PlexusError): JsonObject {
+  const data = error.toData();
+  const out: JsonObject = { code: data.code, message: data.message, retryable: data.retryable };
+  if (data.details !== undefined) out['details'] = data.details;
+  return { ...out, ...recoveryFields(data) };
+}
+
 /** What the face's control members of `params` asked for. */
 export interface CallControls {
   readonly stream?: boolean;
   readonly timeoutMs?: number;
   readonly idempotencyKey?: string;
+  /** A capability container for this call (`_x_capability`); wins over the connection's. */
+  readonly capability?: string;
 }
 
 /** A call's verb input and controls, once the control members are taken out of `params`. */
@@ -42,7 +73,7 @@ function controlError(key: string, expected: string): PlexusError {
 }
 
 /**
- * Takes the control members (`_x_stream`, `_x_timeout_ms`, `_x_idempotency_key`) out of object
+ * Takes the control members (`_x_stream`, `_x_timeout_ms`, `_x_idempotency_key`, `_x_capability`) out of object
  * params; the rest is the verb's input (`null` when there are no params).
  *
  * @throws PlexusError `INVALID_PARAMS` with `details.pointer` (`/params/_x_…`) for a control
@@ -51,15 +82,29 @@ function controlError(key: string, expected: string): PlexusError {
 export function splitParams(params: JsonRpcParams | undefined): SplitParams {
   if (params === undefined) return { data: null, controls: {} };
   if (Array.isArray(params)) return { data: params, controls: {} };
-  const { stream, timeoutMs, idempotencyKey } = WS_CONTROL_PARAMS;
-  if (!(stream in params) && !(timeoutMs in params) && !(idempotencyKey in params)) {
+  const { stream, timeoutMs, idempotencyKey, capability } = WS_CONTROL_PARAMS;
+  if (
+    !(stream in params) &&
+    !(timeoutMs in params) &&
+    !(idempotencyKey in params) &&
+    !(capability in params)
+  ) {
     return { data: params, controls: {} };
   }
   // fromEntries defines own properties, so a "__proto__" member stays a member.
   const data: JsonObject = Object.fromEntries(
-    Object.entries(params).filter(([key]) => key !== stream && key !== timeoutMs && key !== idempotencyKey),
+    Object.entries(params).filter(
+      ([key]) => key !== stream && key !== timeoutMs && key !== idempotencyKey && key !== capability,
+    ),
   );
-  const controls: { stream?: boolean; timeoutMs?: number; idempotencyKey?: string } = {};
+  const controls: { stream?: boolean; timeoutMs?: number; idempotencyKey?: string; capability?: string } = {};
+  const c = params[capability];
+  if (c !== undefined) {
+    if (typeof c !== 'string' || c.trim() === '') {
+      throw controlError(capability, 'a capability container: the UCAN, then its proofs, comma-separated');
+    }
+    controls.capability = c;
+  }
   const s = params[stream];
   if (s !== undefined) {
     if (typeof s !== 'boolean') throw controlError(stream, 'true or false');
@@ -96,7 +141,16 @@ export function resultOf(answer: Envelope): JsonValue {
   if (answer.kind !== 'error') return answer.data;
   const data = answer.data;
   if (isJsonObject(data) && isPlexusErrorCode(data.code) && typeof data.message === 'string') {
-    throw PlexusError.fromData(data as unknown as ErrorData);
+    const hints = errorHintsOf(data['hints']);
+    const clean: ErrorData = {
+      code: data.code,
+      message: data.message,
+      retryable:
+        typeof data['retryable'] === 'boolean' ? data['retryable'] : ERROR_TABLE[data.code].retryable,
+      ...(isJsonObject(data['details']) ? { details: data['details'] } : {}),
+      ...(hints === undefined ? {} : { hints }),
+    };
+    throw PlexusError.fromData(clean);
   }
   throw new PlexusError('INTERNAL', 'the runtime answered with an error envelope without ErrorData');
 }
@@ -111,6 +165,8 @@ export function isStreamVerb(runtime: Runtime, verb: string): boolean {
 export interface CallerContext {
   /** The principal authenticated at the upgrade. */
   readonly principal: AuthPrincipal;
+  /** The capability container presented at the upgrade, if any. */
+  readonly capability?: string;
   /** Transport metadata for audit (remote address, connection id). */
   readonly transport: Readonly<Record<string, string>>;
   /** Aborted when the connection closes: calls in flight are cancelled. */
@@ -131,6 +187,7 @@ function requestEnvelope(
   data: JsonValue,
   principal: AuthPrincipal,
   id: JsonRpcId | undefined,
+  capability: string | undefined,
 ): Envelope {
   return {
     id: randomUUID(),
@@ -140,8 +197,20 @@ function requestEnvelope(
     verb,
     data,
     ...(principal.tenant === undefined ? {} : { tenantId: principal.tenant }),
+    ...(capability === undefined ? {} : { capability }),
     ...(id === undefined ? {} : { extensions: { [JSONRPC_EXTENSIONS.id]: id } }),
   };
+}
+
+/** Sends the {@link WS_WARNING_METHOD} notification of a call (nothing without warnings). */
+function announceWarnings(
+  caller: CallerContext,
+  id: JsonRpcId | undefined,
+  warnings: readonly EraWarning[],
+): void {
+  if (id === undefined || warnings.length === 0) return;
+  const params: WsWarningParams = { id, warnings };
+  caller.notify(JSON.stringify({ jsonrpc: JSONRPC_VERSION, method: WS_WARNING_METHOD, params }));
 }
 
 /** Runs a streaming call: submit, forward each progress event as a chunk, answer at the end. */
@@ -171,7 +240,9 @@ async function streamCall(
       if (event.terminal) break;
     }
     await runtime.waitForJob(job.id, { signal });
-    return resultOf(await runtime.answerOf(job.id, { signal }));
+    const answer = await runtime.answerOf(job.id, { signal });
+    announceWarnings(caller, id, warningsOf(answer));
+    return resultOf(answer);
   } finally {
     signal.removeEventListener('abort', cancel);
   }
@@ -195,7 +266,8 @@ export function hyperspaceDispatch(
     const { data, controls } = splitParams(params);
     const isNotification = envelope.kind === 'notification';
     const id = isNotification ? undefined : jsonRpcIdOf(envelope);
-    const request = requestEnvelope(verb, data, caller.principal, id);
+    const capability = controls.capability ?? caller.capability;
+    const request = requestEnvelope(verb, data, caller.principal, id, capability);
     const context: InvocationContext = {
       face: HYPERSPACE_FACE,
       principal,
@@ -207,11 +279,12 @@ export function hyperspaceDispatch(
     if (id !== undefined && (controls.stream ?? isStreamVerb(runtime, verb))) {
       return streamCall(runtime, request, context, caller, id);
     }
-    const { envelope: answer } = await runtime.invoke(
+    const invocation = await runtime.invoke(
       request,
       context,
       isNotification ? {} : { signal: caller.signal },
     );
-    return resultOf(answer);
+    announceWarnings(caller, id, invocation.warnings ?? warningsOf(invocation.envelope));
+    return resultOf(invocation.envelope);
   };
 }

@@ -37,6 +37,8 @@ export const WS_CONTROL_PARAMS = {
   timeoutMs: '_x_timeout_ms',
   /** An explicit idempotency key (1–256 characters): a repeat gets the first job's answer. */
   idempotencyKey: '_x_idempotency_key',
+  /** A capability container (UCAN, then proofs) for this call; wins over the upgrade's. */
+  capability: '_x_capability',
 } as const;
 
 /** The method of the notifications that carry a streaming call's progress chunks. */

@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ERROR_HINT_DEFAULTS } from '../../../src/core/error-recovery.js';
 import type { JsonValue } from '../../../src/core/json.js';
 import { attachWsJsonRpc } from '../../../src/transports/ws-jsonrpc/index.js';
 import { exchange, rawSocket, startNode, until, type RawSocket, type TestNode } from './helpers.js';
@@ -40,6 +41,9 @@ describe('attachWsJsonRpc: limits and lifecycle', () => {
           message: `the message is ${Buffer.byteLength(big)} bytes; the limit is 1024`,
           retryable: false,
           details: { limit: 1024, size: Buffer.byteLength(big) },
+          // the recovery fields of seed 002 §8.2
+          category: 'invalid_input',
+          suggested_action: ERROR_HINT_DEFAULTS.INPUT_TOO_LARGE.suggestedAction,
         },
       },
       id: null,

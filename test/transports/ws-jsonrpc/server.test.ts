@@ -1,4 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_HINT_DEFAULTS } from '../../../src/core/error-recovery.js';
+import { ERROR_TABLE } from '../../../src/core/errors.js';
 import type { JsonValue } from '../../../src/core/json.js';
 import { WS_STREAM_METHOD } from '../../../src/transports/ws-jsonrpc/index.js';
 import { exchange, rawSocket, startNode, until, type RawSocket, type TestNode } from './helpers.js';
@@ -112,6 +114,9 @@ describe('attachWsJsonRpc', () => {
             message: expect.stringContaining('demo.missing'),
             retryable: false,
             details: { verb: 'demo.missing' },
+            // the recovery fields of seed 002 §8.2
+            category: 'not_found',
+            suggested_action: ERROR_HINT_DEFAULTS.UNKNOWN_VERB.suggestedAction,
           },
         },
         id: 5,
@@ -154,7 +159,18 @@ describe('attachWsJsonRpc', () => {
             code: number,
             message: `no: ${code}`,
             // The details also sit at the top of `data`, where the seed's clients read them.
-            data: { asked: code, code, message: `no: ${code}`, retryable, details: { asked: code } },
+            data: {
+              asked: code,
+              code,
+              message: `no: ${code}`,
+              retryable,
+              details: { asked: code },
+              // the recovery fields of seed 002 §8.2
+              category: ERROR_TABLE[code].category,
+              ...(retryable ? { retry_after: ERROR_HINT_DEFAULTS[code].retryAfter } : {}),
+              suggested_action: ERROR_HINT_DEFAULTS[code].suggestedAction,
+              verb: 'demo.fail',
+            },
           },
           id: code,
         });

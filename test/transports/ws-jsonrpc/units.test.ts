@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Envelope } from '../../../src/core/envelope.js';
+import { ERROR_HINT_DEFAULTS } from '../../../src/core/error-recovery.js';
 import { PlexusError } from '../../../src/core/errors.js';
 import type { JsonObject } from '../../../src/core/json.js';
 import {
@@ -106,6 +107,8 @@ describe('hyperspaceErrorData and faceErrorResponse', () => {
       code: 'BUDGET_EXCEEDED',
       message: 'spent',
       retryable: false,
+      category: 'quota_exceeded',
+      suggested_action: ERROR_HINT_DEFAULTS.BUDGET_EXCEEDED.suggestedAction,
     });
     const bug = new PlexusError('INTERNAL', 'x is undefined at /srv/secret.js', {
       cause: new TypeError('x'),
@@ -123,7 +126,14 @@ describe('hyperspaceErrorData and faceErrorResponse', () => {
       error: {
         code: -32003,
         message: 'slow down',
-        data: { code: 'RATE_LIMITED', message: 'slow down', retryable: true },
+        data: {
+          code: 'RATE_LIMITED',
+          message: 'slow down',
+          retryable: true,
+          category: 'quota_exceeded',
+          retry_after: 1,
+          suggested_action: ERROR_HINT_DEFAULTS.RATE_LIMITED.suggestedAction,
+        },
       },
       id: 3,
     });
