@@ -1,19 +1,31 @@
 /**
- * `plexus jobs ls [--data DIR]`, `plexus jobs show ID`, `plexus jobs cancel ID`.
+ * `plexus jobs ls [--node URL | --data DIR]`, `plexus jobs show ID`, `plexus jobs cancel ID`.
  *
- * `show` and `cancel` talk to a running node (`GET` / `DELETE /v1/jobs/{id}`). The node has
- * no route that lists jobs, so `ls` reads them offline from a data directory's event log
- * (the jobs projection rebuilt from the log); it works on a running node's directory too.
+ * `show` and `cancel` talk to a running node (`GET` / `DELETE /v1/jobs/{id}`). `ls --node URL`
+ * lists a running node's jobs through `GET /v1/jobs`, newest first, following `next_cursor`
+ * up to `--limit`; without `--node`, `ls` reads them offline from a data directory's event log
+ * (the jobs projection rebuilt from the log; it works on a running node's directory too).
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { isJsonObject } from '../../core/json.js';
-import { JOB_STATES, type Job } from '../../core/records/job.js';
+import { isJsonObject, type JsonObject } from '../../core/json.js';
+import { isDateTime } from '../../core/records/datetime.js';
+import type { Job } from '../../core/records/job.js';
 import { PlexusError } from '../../core/errors.js';
 import { DEFAULT_DATA_DIR, jobsOfDataDir } from '../../node/index.js';
+import {
+  MAX_JOB_LIST_LIMIT,
+  STATE_LIST_ACCEPTED,
+  VERB_FILTER_ACCEPTED,
+  checkJobListQuery,
+  jobMatches,
+  parseStateList,
+  verbFilterProblem,
+  type JobListQuery,
+} from '../../runtime/job-list-query.js';
 import { resultOfOutputs } from '../esrp-client.js';
 import type { CliIo } from '../io.js';
-import { nodeRequest, nodeTarget, responseError } from '../node-client.js';
+import { nodeRequest, nodeTarget, responseError, type NodeTarget } from '../node-client.js';
 
 interface RemoteOptions {
   readonly node?: string;
@@ -61,36 +73,128 @@ function jobLine(job: Job): string {
   return `${job.id}  ${job.state.padEnd(10)} ${job.verb.padEnd(24)} ${job.timing.createdAt}  ${job.caller}\n`;
 }
 
+/** One line of an ESRP job item: id, ESRP state, accepted time, status (and error code). */
+function esrpJobLine(item: JsonObject): string {
+  const job = isJsonObject(item['job']) ? item['job'] : {};
+  const timing = isJsonObject(item['timing']) ? item['timing'] : {};
+  const error = isJsonObject(item['error']) ? item['error'] : undefined;
+  const details = isJsonObject(error?.['details']) ? error['details'] : {};
+  const failure = error === undefined ? '' : `  ${show(error['code'])}/${show(details['plexus_code'])}`;
+  return `${show(job['job_id'])}  ${show(job['state']).padEnd(10)} ${show(timing['accepted_at'])}  ${show(item['status'])}${failure}\n`;
+}
+
+interface LsOptions {
+  readonly data: string;
+  readonly node?: string;
+  readonly token?: string;
+  readonly state?: string;
+  readonly verb?: string;
+  readonly since?: string;
+  readonly limit?: string;
+  readonly json: boolean;
+}
+
+/** The filters of `ls` (checked), and the limit. */
+function lsQuery(opts: LsOptions): { query: JobListQuery; limit: number | undefined } {
+  const query: { -readonly [K in keyof JobListQuery]: JobListQuery[K] } = {};
+  if (opts.state !== undefined) query.states = parseStateList([opts.state], '--state');
+  if (opts.verb !== undefined) {
+    const problem = verbFilterProblem(opts.verb);
+    if (problem !== undefined) {
+      throw new PlexusError('INVALID_PARAMS', `--verb: ${problem}; accepted: ${VERB_FILTER_ACCEPTED}`);
+    }
+    query.verb = opts.verb;
+  }
+  if (opts.since !== undefined) {
+    if (!isDateTime(opts.since)) {
+      throw new PlexusError(
+        'INVALID_PARAMS',
+        `--since must be an RFC 3339 date-time such as 2026-01-31T12:00:00Z, got ${JSON.stringify(opts.since)}`,
+      );
+    }
+    query.since = opts.since;
+  }
+  if (opts.limit !== undefined && !/^[1-9]\d*$/.test(opts.limit)) {
+    throw new PlexusError(
+      'INVALID_PARAMS',
+      `--limit must be a whole number ≥ 1, got ${JSON.stringify(opts.limit)}`,
+    );
+  }
+  return { query, limit: opts.limit === undefined ? undefined : Number(opts.limit) };
+}
+
+/** The `GET /v1/jobs` path of one page. */
+function listPath(query: JobListQuery, pageSize: number, cursor: string | undefined): string {
+  const params = new URLSearchParams();
+  if (query.states !== undefined) params.set('state', query.states.join(','));
+  if (query.verb !== undefined) params.set('verb', query.verb);
+  if (query.since !== undefined) params.set('since', query.since);
+  params.set('limit', String(pageSize));
+  if (cursor !== undefined) params.set('cursor', cursor);
+  return `/v1/jobs?${params.toString()}`;
+}
+
+/**
+ * Lists a running node's jobs (`GET /v1/jobs`), newest first, page after page until `limit`
+ * jobs are printed or the node has no more. Returns how many were printed.
+ */
+async function listRemote(
+  io: CliIo,
+  target: NodeTarget,
+  query: JobListQuery,
+  limit: number | undefined,
+  json: boolean,
+): Promise<number> {
+  let printed = 0;
+  let cursor: string | undefined;
+  for (;;) {
+    const pageSize = Math.min(MAX_JOB_LIST_LIMIT, limit === undefined ? MAX_JOB_LIST_LIMIT : limit - printed);
+    const response = await nodeRequest(target, listPath(query, pageSize, cursor));
+    const body = isJsonObject(response.body) ? response.body : undefined;
+    const items = body?.['jobs'];
+    if (response.status !== 200 || !Array.isArray(items)) throw responseError(response, 'list jobs');
+    for (const item of items) {
+      if (!isJsonObject(item)) continue;
+      io.stdout(json ? `${JSON.stringify(item)}\n` : esrpJobLine(item));
+      printed++;
+      if (limit !== undefined && printed >= limit) return printed;
+    }
+    const next = body?.['next_cursor'];
+    if (typeof next !== 'string' || next === '') return printed;
+    cursor = next;
+  }
+}
+
 /** Adds `jobs ls|show|cancel` to the program. */
 export function registerJobs(program: Command, io: CliIo): void {
   const jobs = program.command('jobs').description("list, show and cancel a node's jobs");
   jobs
     .command('ls')
-    .description("list the jobs recorded in a node's data directory (read offline from its event log)")
-    .option('--data <dir>', "the node's data directory", DEFAULT_DATA_DIR)
-    .option('--state <state>', `only jobs in this state (${JOB_STATES.join(', ')})`)
+    .description(
+      "list a running node's jobs, newest first (--node, GET /v1/jobs), or those recorded in a data directory (read offline from its event log)",
+    )
+    .option('-n, --node <url>', 'list through this running node (GET /v1/jobs) instead of reading --data')
+    .option('-t, --token <token>', 'with --node: bearer token or API key (default $PLEXUS_TOKEN)')
+    .option('--data <dir>', "without --node: the node's data directory", DEFAULT_DATA_DIR)
+    .option('--state <states>', `only jobs in these states (${STATE_LIST_ACCEPTED})`)
+    .option('--verb <verb>', 'only jobs of this verb, or of a prefix pattern such as demo.*')
+    .option('--since <time>', 'only jobs created at or after this RFC 3339 date-time')
     .option('--limit <n>', 'only the newest N jobs')
-    .option('--json', 'print the jobs as JSON lines', false)
-    .action(async (opts: { data: string; state?: string; limit?: string; json: boolean }) => {
-      const state = opts.state?.toUpperCase();
-      if (state !== undefined && !(JOB_STATES as readonly string[]).includes(state)) {
-        throw new PlexusError(
-          'INVALID_PARAMS',
-          `--state must be one of ${JOB_STATES.join(', ')}, got ${JSON.stringify(opts.state)}`,
-        );
+    .option('--json', 'print the jobs as JSON lines (with --node: their ESRP job form)', false)
+    .action(async (opts: LsOptions) => {
+      const { query, limit } = lsQuery(opts);
+      let count: number;
+      if (opts.node !== undefined) {
+        const target = nodeTarget({ node: opts.node, token: opts.token });
+        count = await listRemote(io, target, query, limit, opts.json);
+      } else {
+        const checked = checkJobListQuery(query);
+        let list = (await jobsOfDataDir(resolve(io.cwd, opts.data))).filter((j) => jobMatches(checked, j));
+        if (limit !== undefined) list = list.slice(-limit);
+        for (const job of list) io.stdout(opts.json ? `${JSON.stringify(job)}\n` : jobLine(job));
+        count = list.length;
       }
-      if (opts.limit !== undefined && !/^[1-9]\d*$/.test(opts.limit)) {
-        throw new PlexusError(
-          'INVALID_PARAMS',
-          `--limit must be a whole number ≥ 1, got ${JSON.stringify(opts.limit)}`,
-        );
-      }
-      let list = (await jobsOfDataDir(resolve(io.cwd, opts.data))).filter(
-        (j) => state === undefined || j.state === state,
-      );
-      if (opts.limit !== undefined) list = list.slice(-Number(opts.limit));
-      for (const job of list) io.stdout(opts.json ? `${JSON.stringify(job)}\n` : jobLine(job));
-      if (!opts.json) io.stderr(`${list.length} job${list.length === 1 ? '' : 's'}\n`);
+      if (!opts.json) io.stderr(`${count} job${count === 1 ? '' : 's'}\n`);
     });
   const remote = (command: Command): Command =>
     command

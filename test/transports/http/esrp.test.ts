@@ -256,7 +256,7 @@ describe('ESRP face', () => {
 
   describe('unknown routes', () => {
     it('answers an unknown ESRP route with an ESRP 404', async () => {
-      const res = await get(`${node.base}/v1/jobs`);
+      const res = await get(`${node.base}/v1/jobs/some-job/nowhere`); // GET /v1/jobs lists jobs
       expect(res.status).toBe(404);
       expectValidEsrp(res.body);
     });

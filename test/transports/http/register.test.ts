@@ -51,7 +51,7 @@ describe('registerHttpFaces', () => {
       await Promise.resolve();
       throw new Error('do not show this');
     });
-    const missing = await app.inject({ method: 'GET', url: '/v1/jobs' });
+    const missing = await app.inject({ method: 'GET', url: '/v1/jobs/some-job/nowhere' });
     expect(missing.statusCode).toBe(404);
     expect(missing.json()).toMatchObject({
       status: 'failed',
