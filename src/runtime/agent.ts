@@ -62,7 +62,15 @@ export interface AgentDefinitionInit {
   readonly create: (context: AgentInstanceContext) => AgentHandlers | Promise<AgentHandlers>;
   /** The restart policy (missing fields take the defaults). */
   readonly restart?: Partial<RestartPolicy>;
+  /**
+   * Stops an instance: called with its handlers when a supervisor stops or restarts it and
+   * when the runtime stops (bounded; errors are reported, not thrown). May be async.
+   */
+  readonly stop?: AgentStopHook;
 }
+
+/** An agent's stop hook (the counterpart of its `create` factory). */
+export type AgentStopHook = (handlers: AgentHandlers, context: AgentInstanceContext) => void | Promise<void>;
 
 /** A checked agent definition, ready for `runtime.addAgent`. */
 export interface AgentDefinition {
@@ -70,6 +78,7 @@ export interface AgentDefinition {
   readonly verbs: readonly VerbSpec[];
   readonly create: (context: AgentInstanceContext) => AgentHandlers | Promise<AgentHandlers>;
   readonly restart: RestartPolicy;
+  readonly stop?: AgentStopHook;
 }
 
 function checkPolicy(policy: RestartPolicy): RestartPolicy {
@@ -114,12 +123,14 @@ export function checkVerbSpecs(card: AgentCard, verbs: readonly VerbSpec[]): rea
         { details: { pointer: `/verbs/${i}` } },
       );
     }
-    if (seen.has(spec.name)) {
-      throw new PlexusError('INVALID_PARAMS', `agent ${card.id} has two verb specs for ${spec.name}`, {
+    // One spec per era: an agent may serve several eras of a verb (seed 002 §10.1).
+    const era = `${spec.name}@${String(spec.version)}`;
+    if (seen.has(era)) {
+      throw new PlexusError('INVALID_PARAMS', `agent ${card.id} has two verb specs for ${era}`, {
         details: { pointer: `/verbs/${i}` },
       });
     }
-    seen.add(spec.name);
+    seen.add(era);
   });
   return verbs;
 }
@@ -165,5 +176,16 @@ export function defineAgent(init: AgentDefinitionInit): AgentDefinition {
   }
   const verbs = checkVerbSpecs(card, init.verbs ?? []);
   const restart = checkPolicy({ ...DEFAULT_RESTART_POLICY, ...init.restart });
-  return { card, verbs, create: init.create, restart };
+  if (init.stop !== undefined && typeof init.stop !== 'function') {
+    throw new PlexusError('INVALID_PARAMS', `agent ${card.id}: stop must be a function`, {
+      details: { pointer: '/stop' },
+    });
+  }
+  return {
+    card,
+    verbs,
+    create: init.create,
+    restart,
+    ...(init.stop === undefined ? {} : { stop: init.stop }),
+  };
 }

@@ -67,7 +67,10 @@ export interface Registry {
    * by id (Nova26 Req. 1.2).
    */
   byCapability(verb: string): readonly AgentCard[];
-  /** The spec of `verb` registered with agent `agentId`, if any. */
+  /**
+   * The spec of the era of `verb` agent `agentId` serves, if any: with `@version`, exactly that
+   * era; without, the era a bare name reaches (the card's first capability of that name).
+   */
   verbSpec(agentId: string, verb: string): VerbSpec | undefined;
   /** The live projection view (for `replay --verify` and read-your-writes). */
   readonly view: ProjectionView<RegistryState>;
@@ -193,15 +196,29 @@ export function createRegistry(init: RegistryInit): Registry {
       return cards.filter((card) => findCapability(card, verb) !== undefined);
     },
     verbSpec(agentId: string, verb: string): VerbSpec | undefined {
-      const name = stripVerbVersion(verb);
-      return view
-        .state()
-        .get(agentId)
-        ?.verbs.find((v) => v.name === name);
+      const entry = view.state().get(agentId);
+      return entry === undefined ? undefined : eraSpec(entry, verb);
     },
     verify: (options = {}) => verifyProjectionView(log, view, options),
   };
   return registry;
+}
+
+/**
+ * The spec of the era of `verb` an agent serves. With `@version`: exactly that era. Without:
+ * the era the card's first capability of that name offers (the era a bare name reaches), or
+ * the first spec of that name when that capability names no era.
+ */
+function eraSpec(entry: RegistryEntry, verb: string): VerbSpec | undefined {
+  const at = verb.indexOf('@');
+  const name = at < 0 ? verb : verb.slice(0, at);
+  let version = at < 0 ? undefined : verb.slice(at + 1);
+  if (version === undefined) {
+    const offered = findCapability(entry.card, name)?.verb;
+    const sep = offered?.indexOf('@') ?? -1;
+    if (offered !== undefined && sep >= 0) version = offered.slice(sep + 1);
+  }
+  return entry.verbs.find((v) => v.name === name && (version === undefined || String(v.version) === version));
 }
 
 /** Compares agent ids by UTF-16 code units: the deterministic order of every listing. */

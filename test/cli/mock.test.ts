@@ -11,6 +11,7 @@ import type { JsonValue } from '../../src/core/json.js';
 import type { VerbSpec } from '../../src/core/records/verb-spec.js';
 import { schemaValidator } from '../../src/core/schema-validator.js';
 import { sampleMatching } from '../../src/node/mock/sample-schema.js';
+import { eraStatusAt } from '../../src/runtime/pipeline/era.js';
 import { eraKey, loadManifest, resolveStep } from '../../src/wire/agentese/manifest/index.js';
 
 // `plexus mock` as users run it: the real binary (needs dist/: `npx tsc -b tsconfig.build.json`),
@@ -131,7 +132,9 @@ function problems(spec: VerbSpec, output: unknown): string[] {
   return validator.validate(spec.output, output).map((p) => `${p.pointer}: ${p.message}`);
 }
 
-const eras = manifest.verbs.filter((v) => v.status !== 'sunset');
+// Eras still served today (a deprecated era whose sunset date has passed is sunset by then).
+const eras = manifest.verbs.filter((v) => eraStatusAt(v, Date.now()) !== 'sunset');
+const sunset = manifest.verbs.filter((v) => eraStatusAt(v, Date.now()) === 'sunset');
 const preferred = [...new Set(eras.map((v) => v.name))].map(
   (name) => resolveStep(manifest, name) as VerbSpec,
 );
@@ -156,9 +159,13 @@ describe('plexus mock (the binary)', () => {
     expect(lines[0]).toMatch(
       /^plexus mock of examples\/plexus\.manifest\.yaml listening on http:\/\/127\.0\.0\.1:\d+$/,
     );
-    expect(eras.length).toBe(6);
-    for (const era of eras) expect(mock.stdout()).toContain(`    ${eraKey(era.name, era.version)} `);
-    expect(mock.stdout()).toMatch(/soul\.memory\.recall@1 .*deprecated, only as soul\.memory\.recall@1/);
+    expect(eras.length).toBe(5);
+    for (const era of [...eras, ...sunset]) {
+      expect(mock.stdout()).toContain(`    ${eraKey(era.name, era.version)} `);
+    }
+    expect(mock.stdout()).toMatch(
+      /soul\.memory\.recall@1 .*sunset: refused with its migration pointer, only as soul\.memory\.recall@1/,
+    );
     expect(mock.stdout()).toMatch(/try {5}plexus call \S+ --node http/);
   });
 
@@ -205,17 +212,32 @@ describe('plexus mock (the binary)', () => {
       expect(reply?.['error'], `${call.method}: ${JSON.stringify(reply?.['error'])}`).toBeUndefined();
       expect(problems(spec, reply?.['result']), call.method).toEqual([]);
     });
-    // recall@1 and @2 have different output shapes: a nullable crystal vs a list of matches.
-    const v1 = eras.findIndex((s) => s.name === 'soul.memory.recall' && s.version === 1);
+    // recall@2 answers a list of matches (recall@1, a nullable crystal, is sunset: see below).
     const v2 = eras.findIndex((s) => s.name === 'soul.memory.recall' && s.version === 2);
     expect(Array.isArray(replies.get(v2)?.['result'])).toBe(true);
-    expect(Array.isArray(replies.get(v1)?.['result'])).toBe(false);
     // The stream verb streamed its list items before answering.
     const list = replies.get(eras.findIndex((s) => s.name === 'town.citizen.list'))?.['result'] as {
       citizens: unknown[];
     };
     const chunks = notifications.filter((n) => n['method'] === 'stream.data');
     expect(chunks.length).toBeGreaterThanOrEqual(Math.min(list.citizens.length, 16));
+  });
+
+  it('refuses a sunset era with its migration pointer', async () => {
+    // soul.memory.recall@1 was deprecated with a sunset date (2025-12-01) that has passed.
+    expect(sunset.map((v) => eraKey(v.name, v.version))).toContain('soul.memory.recall@1');
+    const calls = sunset.map((spec) => ({ method: eraKey(spec.name, spec.version), params: inputOf(spec) }));
+    const { replies } = await rpc(mock.url, calls);
+    calls.forEach((call, id) => {
+      const error = replies.get(id)?.['error'] as { code: number; data: Record<string, unknown> } | undefined;
+      expect(error?.code, call.method).toBe(-32601);
+      expect(error?.data['code'], call.method).toBe('VERB_SUNSET');
+      expect(replies.get(id)?.['result'], call.method).toBeUndefined();
+    });
+    const recall = calls.findIndex((c) => c.method === 'soul.memory.recall@1');
+    const data = (replies.get(recall)?.['error'] as { data: Record<string, unknown> }).data;
+    expect(data['fallback_verb']).toBe('soul.memory.recall@2');
+    expect(data['migration_guide']).toBe('docs/migration/v1-to-v2.md');
   });
 
   it('gives the same output on both faces for the same input', async () => {

@@ -15,9 +15,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { PlexusError } from '../../core/errors.js';
+import type { EraStatus } from '../../core/records/verb-spec.js';
 import { schemaValidator } from '../../core/schema-validator.js';
 import { createNode } from '../../node/index.js';
 import { mockAgents, mockExampleInput, type MockVerb } from '../../node/mock/index.js';
+import { eraStatusAt } from '../../runtime/index.js';
 import { countProblems, formatManifestProblem } from '../../wire/agentese/manifest/index.js';
 import { cliLogger } from '../cli-logger.js';
 import type { CliIo } from '../io.js';
@@ -50,10 +52,16 @@ function portOf(value: string | undefined): number {
   return Number(value);
 }
 
+/** The status of an era today, as the mock's listing notes it. */
+function statusNotes(status: EraStatus): string[] {
+  if (status === 'stable') return [];
+  return [status === 'sunset' ? 'sunset: refused with its migration pointer' : status];
+}
+
 function verbLine(v: MockVerb): string {
   const notes = [
     v.category,
-    ...(v.status === 'stable' ? [] : [v.status]),
+    ...statusNotes(eraStatusAt(v.spec, Date.now())),
     ...(v.preferred ? [] : [`only as ${v.verb}`]),
   ];
   return `    ${v.verb.padEnd(32)} agent ${v.agent.padEnd(12)} ${notes.join(', ')}`;
@@ -103,7 +111,6 @@ export async function runMock(io: CliIo, opts: MockOptions, shutdown: Promise<st
       `  verbs (${mock.verbs.length} eras, outputs generated from each output schema; same input, same output):`,
     );
     for (const v of mock.verbs) say(verbLine(v));
-    for (const s of mock.skipped) say(`    ${s.padEnd(32)} not served (sunset)`);
     const examples = mock.verbs
       .filter((v) => v.preferred)
       .map((v) => ({ v, text: JSON.stringify(mockExampleInput(v.spec, validator)) }))

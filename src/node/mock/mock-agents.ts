@@ -51,10 +51,11 @@ export interface MockVerb {
 /** What {@link mockAgents} builds. */
 export interface MockAgents {
   readonly agents: readonly AgentDefinition[];
-  /** Every era served, in manifest order. */
+  /**
+   * Every era, in manifest order. Sunset eras are registered too: the runtime refuses calls
+   * to them with their migration pointer (`VERB_SUNSET`).
+   */
   readonly verbs: readonly MockVerb[];
-  /** Eras not served (sunset), as `name@version`. */
-  readonly skipped: readonly string[];
 }
 
 /** Options of {@link mockAgents}. */
@@ -160,13 +161,8 @@ export function mockAgents(manifest: Manifest, init: MockAgentsInit = {}): MockA
     }
   }
   const verbs: MockVerb[] = [];
-  const skipped: string[] = [];
   for (const spec of manifest.verbs) {
     const verb = eraKey(spec.name, spec.version);
-    if (spec.status === 'sunset') {
-      skipped.push(verb);
-      continue;
-    }
     const preferred = preferredOf.get(spec.name) === spec;
     verbs.push({
       verb,
@@ -178,13 +174,16 @@ export function mockAgents(manifest: Manifest, init: MockAgentsInit = {}): MockA
       spec,
     });
   }
-  if (verbs.length === 0) {
+  if (verbs.every((v) => v.status === 'sunset')) {
     throw new PlexusError(
       'INVALID_PARAMS',
       `${manifest.file} declares no era that is not sunset: nothing to serve`,
     );
   }
+  // A sunset era is registered (so a call to it is refused with its migration pointer by the
+  // runtime's era step) but never answers: it needs no generable output.
   for (const v of verbs) {
+    if (v.status === 'sunset') continue;
     try {
       mockOutput(v.spec, null, validator);
     } catch (cause) {
@@ -223,9 +222,9 @@ export function mockAgents(manifest: Manifest, init: MockAgentsInit = {}): MockA
         capabilities,
         protocols: ['esrp', 'emergence', 'jsonrpc'],
       },
-      verbs: served.filter((v) => v.preferred).map((v) => v.spec),
+      verbs: served.map((v) => v.spec),
       create: () => handlers,
     });
   });
-  return { agents, verbs, skipped };
+  return { agents, verbs };
 }

@@ -116,20 +116,7 @@ export function sunsetError(spec: VerbSpec, calledVerb: string): PlexusError {
  * exactly that era; without, the agent's spec of that name (the era a bare name reaches).
  */
 export function eraSpecOf(registry: Registry, agentId: string, verb: string): VerbSpec | undefined {
-  const specs = registry.find(agentId)?.verbs;
-  if (specs === undefined || specs.length === 0) return undefined;
-  if (!verb.includes('@')) {
-    const name = stripVerbVersion(verb);
-    return specs.find((s) => s.name === name);
-  }
-  let parsed;
-  try {
-    parsed = parseVerbName(verb);
-  } catch {
-    return undefined;
-  }
-  const version = String(parsed.version);
-  return specs.find((s) => s.name === parsed.name && String(s.version) === version);
+  return registry.verbSpec(agentId, verb);
 }
 
 /**
