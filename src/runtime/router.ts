@@ -9,12 +9,30 @@
  *
  * Local and remote cards are candidates alike; a remote one is reached through the
  * `RemoteInvoker`.
+ *
+ * An envelope that names a target (seed 002 §6.1, extension `_x_agentese_target`) is resolved
+ * from it instead of `to`: `local://<agent>` (a local agent), `http(s)://peer[/agent]` (a
+ * configured peer's agents offering the verb — or, while the peer has announced none, a
+ * placeholder card that forwards to it), `p2p://` and `mcp://` (`UNAVAILABLE`: no such
+ * transport yet); any other scheme is `INVALID_PARAMS` (see `routing/target.ts`).
  */
 import { BROADCAST, type Envelope } from '../core/envelope.js';
 import { PlexusError } from '../core/errors.js';
 import { findCapability, type AgentCapability, type AgentCard } from '../core/records/agent-card.js';
-import { parseCapabilitySelector, stripVerbVersion, verbNameProblem } from '../core/verb-name.js';
+import {
+  capabilitySelector,
+  parseCapabilitySelector,
+  stripVerbVersion,
+  verbNameProblem,
+} from '../core/verb-name.js';
 import { compareIds, type Registry } from './registry.js';
+import type { TargetRoutes } from './remote.js';
+import {
+  REMOTE_PEER_EXTENSION,
+  pendingTransportError,
+  targetOf,
+  type RouteTarget,
+} from './routing/target.js';
 
 /** How the request addressed its target. */
 export type TargetKind = 'agent' | 'broadcast' | 'capability';
@@ -42,22 +60,107 @@ function unknownVerb(verb: string, extra = ''): PlexusError {
   );
 }
 
+function candidatesOf(cards: readonly AgentCard[], verb: string): Candidate[] {
+  return cards.flatMap((card) => {
+    const capability = findCapability(card, verb);
+    return capability === undefined ? [] : [{ card, capability }];
+  });
+}
+
+/** A card standing for an agent of a peer that has not announced it (yet): it forwards there. */
+function placeholderCard(peer: string, id: string, verb: string): Candidate {
+  const capability: AgentCapability = { verb, input: {}, output: {} };
+  const card: AgentCard = {
+    id,
+    name: id,
+    version: '0',
+    tier: 'L3',
+    capabilities: [capability],
+    origin: 'remote',
+    extensions: { [REMOTE_PEER_EXTENSION]: peer },
+  };
+  return { card, capability };
+}
+
+function resolveTarget(
+  registry: Registry,
+  envelope: Envelope,
+  target: RouteTarget,
+  routes: TargetRoutes | undefined,
+): Resolution {
+  const { verb } = envelope;
+  if (target.scheme === 'local') {
+    if (target.agent === undefined) {
+      const candidates = candidatesOf(
+        registry.byCapability(verb).filter((card) => card.origin !== 'remote'),
+        verb,
+      );
+      if (candidates.length === 0) throw unknownVerb(verb, ` (target ${target.text})`);
+      return { kind: 'capability', verb, candidates };
+    }
+    const entry = registry.find(target.agent);
+    if (entry === undefined || entry.card.origin === 'remote') {
+      throw new PlexusError(
+        'NOT_FOUND',
+        `target ${target.text}: no agent with id ${JSON.stringify(target.agent)} is hosted by this node`,
+        { details: { agent: target.agent, target: target.text } },
+      );
+    }
+    const capability = findCapability(entry.card, verb);
+    if (capability === undefined) throw unknownVerb(verb, `: agent ${target.agent} does not offer it`);
+    return { kind: 'agent', verb, candidates: [{ card: entry.card, capability }] };
+  }
+  if (target.scheme === 'p2p' || target.scheme === 'mcp') throw pendingTransportError(target);
+  const match = routes?.peerOf(target.url);
+  if (match === undefined) {
+    throw new PlexusError(
+      'FORBIDDEN',
+      `target ${target.text} is not one of this node's configured peers; a node forwards only to the peers listed under "peers" in its configuration`,
+      { details: { pointer: '/target', target: target.text } },
+    );
+  }
+  const owned = registry
+    .list()
+    .filter(
+      (card) =>
+        card.origin === 'remote' &&
+        card.extensions?.[REMOTE_PEER_EXTENSION] === match.peer &&
+        (match.agent === undefined || card.id === match.agent),
+    );
+  const candidates = candidatesOf(owned, verb);
+  if (candidates.length > 0) {
+    return { kind: match.agent === undefined ? 'capability' : 'agent', verb, candidates };
+  }
+  if (match.agent !== undefined && owned.length > 0) {
+    throw unknownVerb(verb, `: agent ${match.agent} of peer ${match.peer} does not offer it`);
+  }
+  const id = match.agent ?? capabilitySelector(verb);
+  return {
+    kind: match.agent === undefined ? 'capability' : 'agent',
+    verb,
+    candidates: [placeholderCard(match.peer, id, verb)],
+  };
+}
+
 /**
- * Finds the candidates of a request from the registry.
+ * Finds the candidates of a request from the registry, or from its target when it names one.
  *
+ * @param routes how http(s) targets map onto the node's peers (without it they are refused)
+ *   and the check of the envelope's fallback policy.
  * @throws PlexusError `NOT_FOUND` for an unknown agent id; `UNKNOWN_VERB` when no candidate
  *   offers the verb; `INVALID_PARAMS` when a capability selector names another verb than
- *   the envelope's.
+ *   the envelope's, or for a bad target or fallback policy; `FORBIDDEN` for an http(s)
+ *   target that is not a configured peer; `UNAVAILABLE` for a `p2p://` or `mcp://` target.
  */
-export function resolveTargets(registry: Registry, envelope: Envelope): Resolution {
+export function resolveTargets(registry: Registry, envelope: Envelope, routes?: TargetRoutes): Resolution {
   const { verb, to } = envelope;
-  const candidatesOf = (cards: readonly AgentCard[]): Candidate[] =>
-    cards.flatMap((card) => {
-      const capability = findCapability(card, verb);
-      return capability === undefined ? [] : [{ card, capability }];
-    });
+  if (envelope.extensions !== undefined) {
+    routes?.checkPolicy(envelope);
+    const target = targetOf(envelope);
+    if (target !== undefined) return resolveTarget(registry, envelope, target, routes);
+  }
   if (to === BROADCAST) {
-    const candidates = candidatesOf(registry.byCapability(verb));
+    const candidates = candidatesOf(registry.byCapability(verb), verb);
     if (candidates.length === 0) throw unknownVerb(verb);
     return { kind: 'broadcast', verb, candidates };
   }
@@ -70,7 +173,7 @@ export function resolveTargets(registry: Registry, envelope: Envelope): Resoluti
         { details: { pointer: '/to' } },
       );
     }
-    const candidates = candidatesOf(registry.byCapability(selected.includes('@') ? selected : verb));
+    const candidates = candidatesOf(registry.byCapability(selected.includes('@') ? selected : verb), verb);
     if (candidates.length === 0) throw unknownVerb(verb);
     return { kind: 'capability', verb, candidates };
   }

@@ -1,7 +1,8 @@
 /**
  * Node-to-node calls (issue 3 item 5): the receiving route `POST /v1/peer/invoke`, the
  * sending `RemoteInvoker` (signed envelopes, D3; retries, D4), and the peer directory that
- * keeps peers' agents in the registry with origin `remote`.
+ * keeps peers' agents in the registry with origin `remote`; and the HTTP peer transport the
+ * router (`runtime/routing`) uses for `http(s)://` targets.
  */
 export {
   PEER_AGENTS_PATH,
@@ -21,6 +22,7 @@ export {
   type PeerDirectoryInit,
   type PeerStatus,
 } from './peer-directory.js';
+export { httpPeerTransport, type HttpPeerTransportInit } from './peer-transport.js';
 export { peerRemoteInvoker, type PeerRemoteInvokerInit, type PeerResolver } from './peer-invoker.js';
 export { PEER_FACE, PEER_PRINCIPAL_KIND, registerPeerRoutes, type PeerRoutesInit } from './peer-routes.js';
 export {

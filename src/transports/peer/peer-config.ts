@@ -4,6 +4,7 @@
  * token for the peer's faces. Also the trust set the receiving side checks signers against.
  */
 import { PlexusError } from '../../core/errors.js';
+import { REMOTE_PEER_EXTENSION } from '../../runtime/routing/index.js';
 import { didKeyFromPublicKey } from '../../security/did-key.js';
 import { publicKeyFromIdentity } from '../../security/identity.js';
 
@@ -20,8 +21,8 @@ export interface PeerConfig {
   readonly token?: string;
 }
 
-/** The extension key a remote card carries naming the peer it was learned from. */
-export const PEER_EXTENSION = '_x_plexus_peer';
+/** The extension key a remote card carries naming the peer it was learned from (the router reads it too). */
+export const PEER_EXTENSION = REMOTE_PEER_EXTENSION;
 
 /** The path of the receiving side of node-to-node calls. */
 export const PEER_INVOKE_PATH = '/v1/peer/invoke';

@@ -1,0 +1,258 @@
+/**
+ * The router of seed 002 §6.2–6.3 as the runtime's `RemoteInvoker`: a request the job engine
+ * sends to a remote agent goes to the first transport that supports the agent's peer; when
+ * that fails to deliver (a retryable transport failure), the request's fallback policy is
+ * walked step by step — other targets and target groups, `local-cache`, `queue-for-sync`,
+ * `error` — until one answers. Every forwarded request is a child span of the forwarding job
+ * (same trace id, new span id, parent span named).
+ *
+ * `queue-for-sync` and the delivery of its jobs are in `sync-queue.ts`.
+ */
+import type { Envelope } from '../../core/envelope.js';
+import { PlexusError, toPlexusError } from '../../core/errors.js';
+import type { JsonValue } from '../../core/json.js';
+import type { AgentCard } from '../../core/records/agent-card.js';
+import { capabilitySelector } from '../../core/verb-name.js';
+import type { EventInput, EventLog } from '../../store/event-log.js';
+import { projectionView, type ProjectionView } from '../../store/projection-view.js';
+import type { SnapshotStore } from '../../store/projection-snapshots.js';
+import type { RemoteCallContext, RemoteInvoker, TargetRoutes } from '../remote.js';
+import type { Observer } from '../observer.js';
+import type { Runtime } from '../runtime-types.js';
+import { ROUTING_EVENTS, answerCacheProjection, answerKey, type AnswerCacheState } from './answer-cache.js';
+import { isAborted, isDeliveryFailure, outgoing, type RoutingLogger } from './delivery.js';
+import { staleAnswer } from './fallback-answers.js';
+import { fallbackPolicies, type FallbackPolicies, type SelectedPolicy } from './policy.js';
+import { isSyncDelivery, syncQueue, type QueueForSyncInit } from './sync-queue.js';
+import { REMOTE_PEER_EXTENSION, matchPeer, parseTarget, type RouteTarget } from './target.js';
+import { transportFor, type RouteTransport } from './transport.js';
+
+/** Options of {@link routingInvoker}. */
+export interface RoutingInvokerInit {
+  /** The transports, asked in order. */
+  readonly transports: readonly RouteTransport[];
+  /** The configured peers' base URLs (normalised), for http(s) targets. @default [] */
+  readonly peerUrls?: readonly string[];
+  /** The fallback policies. @default only `default: [error]` */
+  readonly policies?: FallbackPolicies;
+  /** The node's event log (routing events, the answer cache). */
+  readonly log: EventLog;
+  /** Snapshots of the answer cache. @default none */
+  readonly snapshots?: SnapshotStore;
+  /** The runtime, for `queue-for-sync` (looked up when needed). */
+  readonly runtime?: () => Pick<Runtime, 'submit'>;
+  /** The node id, the `from` of fallback answers. @default 'plexus' */
+  readonly nodeId?: string;
+  /** Bounds of the delivery loop. */
+  readonly queue?: QueueForSyncInit;
+  /** How to wait between delivery attempts. @default an abortable setTimeout */
+  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  readonly logger?: RoutingLogger;
+  /** Counts `routing.fallbacks` {policy, step} (seed 002 §7.2 `transport_fallbacks_total`). @default none */
+  readonly observer?: Pick<Observer, 'count'>;
+}
+
+/** The router: a `RemoteInvoker` with a lifecycle (the answer cache view). */
+export interface RoutingInvoker extends RemoteInvoker {
+  readonly routes: TargetRoutes;
+  /** The answer cache, when a policy uses `local-cache`. */
+  readonly cache: ProjectionView<AnswerCacheState> | undefined;
+  /** Starts the answer cache view. Idempotent. */
+  start(): Promise<void>;
+  /** Stops it. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Creates the router.
+ *
+ * @throws PlexusError `INVALID_PARAMS` for bad queue bounds.
+ * @example
+ * const router = routingInvoker({ transports: [httpPeerTransport(…)], peerUrls, policies, log });
+ * await router.start();
+ * const runtime = createRuntime({ log, remote: router });
+ */
+export function routingInvoker(init: RoutingInvokerInit): RoutingInvoker {
+  const policies = init.policies ?? fallbackPolicies();
+  const nodeId = init.nodeId ?? 'plexus';
+  const logger = init.logger;
+  const peers = new Set(init.peerUrls ?? []);
+  const cache = policies.usesCache
+    ? projectionView({
+        log: init.log,
+        projection: answerCacheProjection,
+        ...(init.snapshots === undefined ? {} : { snapshots: init.snapshots }),
+      })
+    : undefined;
+
+  const routes: TargetRoutes = {
+    peerOf: (url) => matchPeer(peers, url),
+    checkPolicy(envelope) {
+      policies.select(envelope);
+    },
+  };
+
+  const emit = (event: EventInput): void => {
+    init.log.append([event]).catch((error: unknown) => {
+      logger?.warn({ type: event.type, err: toPlexusError(error).message }, 'routing event not recorded');
+    });
+  };
+  const eventOf = (type: string, envelope: Envelope, data: JsonValue, causation?: string): EventInput => ({
+    type,
+    data,
+    ...(causation === undefined ? {} : { causation }),
+    ...(envelope.traceparent === undefined ? {} : { trace: envelope.traceparent }),
+    ...(envelope.tenantId === undefined ? {} : { tenant: envelope.tenantId }),
+  });
+
+  const remember = (request: Envelope, agent: string, answer: Envelope): void => {
+    if (cache === undefined || answer.kind !== 'response') return;
+    const data = {
+      agent,
+      at: new Date().toISOString(),
+      key: answerKey(request.verb, request.data, request.tenantId),
+      output: answer.data,
+      verb: request.verb,
+    };
+    emit(eventOf(ROUTING_EVENTS.answerCached, request, data));
+  };
+
+  const send = (
+    target: RouteTarget,
+    envelope: Envelope,
+    card: AgentCard | undefined,
+    signal: AbortSignal,
+  ) => {
+    const transport = transportFor(init.transports, target);
+    return transport.invoke({ target, envelope, ...(card === undefined ? {} : { card }) }, signal);
+  };
+  const queue = syncQueue({
+    send,
+    record: (type, request, data, causation) => {
+      emit(eventOf(type, request, data, causation));
+    },
+    remember,
+    runtime: init.runtime,
+    nodeId,
+    bounds: init.queue,
+    sleep: init.sleep,
+    logger,
+  });
+
+  const primaryOf = (card: AgentCard): RouteTarget => {
+    const peer = card.extensions?.[REMOTE_PEER_EXTENSION];
+    if (typeof peer !== 'string') {
+      throw new PlexusError(
+        'PEER_UNAVAILABLE',
+        `agent ${card.id} is remote but no peer of this node announces it`,
+        {
+          details: { agent: card.id },
+        },
+      );
+    }
+    return parseTarget(`${peer}/${encodeURIComponent(card.id)}`);
+  };
+
+  function gaveUp(first: PlexusError, tried: readonly string[], policy: SelectedPolicy): PlexusError {
+    return new PlexusError(
+      first.code,
+      `${first.message}; fallback policy ${JSON.stringify(policy.name)} tried: ${tried.join('; ')}; giving up`,
+      {
+        retryable: first.retryable,
+        cause: first,
+        details: { ...(first.details ?? {}), policy: policy.name, tried: [...tried] },
+      },
+    );
+  }
+
+  async function fallBack(
+    card: AgentCard,
+    request: Envelope,
+    primary: RouteTarget,
+    first: PlexusError,
+    signal: AbortSignal,
+    context: RemoteCallContext | undefined,
+  ): Promise<Envelope> {
+    const policy = policies.select(request);
+    const tried = [`${primary.text}: ${first.code}`];
+    const reason = `${primary.text} could not be reached (${first.code})`;
+    for (const step of policy.steps) {
+      if (signal.aborted) throw toPlexusError(signal.reason);
+      init.observer?.count('routing.fallbacks', { policy: policy.name, step: step.name });
+      switch (step.kind) {
+        case 'error':
+          throw gaveUp(first, [...tried, 'error'], policy);
+        case 'local-cache': {
+          const hit = cache?.state().get(answerKey(request.verb, request.data, request.tenantId));
+          if (hit === undefined) {
+            tried.push('local-cache: no answer cached for this tenant, verb and input');
+            break;
+          }
+          emit(
+            eventOf(
+              ROUTING_EVENTS.answerServedStale,
+              request,
+              {
+                at: new Date().toISOString(),
+                cachedAt: hit.at,
+                job: context?.jobId ?? null,
+                request: request.id,
+              },
+              context?.jobId,
+            ),
+          );
+          return staleAnswer(request, nodeId, hit, reason);
+        }
+        case 'queue-for-sync':
+          try {
+            return await queue.enqueue(request, primary, reason, context);
+          } catch (error) {
+            tried.push(`queue-for-sync: ${toPlexusError(error).message}`);
+          }
+          break;
+        case 'targets':
+          for (const target of step.targets) {
+            try {
+              const to =
+                target.scheme === 'local' && target.agent !== undefined
+                  ? target.agent
+                  : capabilitySelector(request.verb);
+              const answer = await send(target, outgoing(request, to), undefined, signal);
+              remember(request, to, answer);
+              return answer;
+            } catch (error) {
+              const failure = toPlexusError(error);
+              if (isAborted(signal)) throw failure;
+              tried.push(`${step.name} ${target.text}: ${failure.code}`);
+            }
+          }
+          break;
+      }
+    }
+    throw gaveUp(first, tried, policy);
+  }
+
+  return {
+    routes,
+    cache,
+    async invoke(card, envelope, signal, context) {
+      const primary = primaryOf(card);
+      if (isSyncDelivery(envelope)) return queue.deliver(primary, envelope, card, signal, context);
+      try {
+        const answer = await send(primary, outgoing(envelope, card.id), card, signal);
+        remember(envelope, card.id, answer);
+        return answer;
+      } catch (error) {
+        const failure = toPlexusError(error);
+        if (!isDeliveryFailure(failure, signal)) throw failure;
+        return fallBack(card, envelope, primary, failure, signal, context);
+      }
+    },
+    async start() {
+      await cache?.start();
+    },
+    async stop() {
+      await cache?.stop();
+    },
+  };
+}

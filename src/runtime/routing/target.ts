@@ -1,0 +1,157 @@
+/**
+ * Logical targets (seed 002 §6.1): where an envelope asks to be run. The target travels in
+ * the core envelope's extension `_x_agentese_target` (the AGENTESE codec writes it from the
+ * wire's `target`; any face that carries `_x_` extensions can set it).
+ *
+ * - `local://<agent>` — an agent hosted by this node (`local://` alone: any local agent
+ *   offering the verb);
+ * - `http://host:port[/agent]`, `https://…` — a configured peer node (and one of its agents);
+ * - `p2p://did:key:…` — a peer reached over libp2p: recognised, but this node has no libp2p
+ *   transport yet, so it is answered `UNAVAILABLE`;
+ * - `mcp://…` — an MCP tool server: recognised, not routed yet (`UNAVAILABLE`);
+ * - anything else (`town://…`) — `INVALID_PARAMS` naming the supported schemes.
+ */
+import type { Envelope } from '../../core/envelope.js';
+import { PlexusError } from '../../core/errors.js';
+import { AGENTESE_EXTENSIONS } from '../../wire/agentese/envelope.js';
+
+/** The extension key carrying the target. */
+export const TARGET_EXTENSION = AGENTESE_EXTENSIONS.target;
+
+/** The extension key carrying the fallback policy (a name or an inline chain). */
+export const FALLBACK_POLICY_EXTENSION = AGENTESE_EXTENSIONS.fallbackPolicy;
+
+/** The extension key of a remote card naming the peer (its base URL) it was learned from. */
+export const REMOTE_PEER_EXTENSION = '_x_plexus_peer';
+
+/** The target schemes a node routes today. */
+export const ROUTED_SCHEMES = ['local', 'http', 'https'] as const;
+
+/** The target schemes a node recognises but cannot route yet. */
+export const PENDING_SCHEMES = ['p2p', 'mcp'] as const;
+
+/** A parsed target. */
+export type RouteTarget =
+  | { readonly scheme: 'local'; readonly text: string; readonly agent?: string }
+  | {
+      readonly scheme: 'http' | 'https';
+      readonly text: string;
+      /** The URL without query or fragment, no trailing `/`. */
+      readonly url: string;
+    }
+  | { readonly scheme: 'p2p'; readonly text: string; readonly did: string }
+  | { readonly scheme: 'mcp'; readonly text: string; readonly rest: string };
+
+/** One line naming what the router supports, for error messages. */
+export const SUPPORTED_TARGETS =
+  'local://<agent>, http://host:port[/agent], https://host:port[/agent] (p2p://did:key:… and mcp://… are recognised but not routed yet)';
+
+function invalid(text: string, why: string): PlexusError {
+  return new PlexusError(
+    'INVALID_PARAMS',
+    `target ${JSON.stringify(text)} ${why}; supported: ${SUPPORTED_TARGETS}`,
+    {
+      details: { pointer: '/target', target: text },
+    },
+  );
+}
+
+/**
+ * Parses a target string.
+ *
+ * @throws PlexusError `INVALID_PARAMS` for text without a `scheme://`, an unknown scheme, a
+ *   malformed URL or a `p2p://` target that is not a did:key.
+ */
+export function parseTarget(text: string): RouteTarget {
+  const at = text.indexOf('://');
+  if (at <= 0) throw invalid(text, 'is not of the form scheme://…');
+  const scheme = text.slice(0, at).toLowerCase();
+  const rest = text.slice(at + 3);
+  switch (scheme) {
+    case 'local': {
+      const agent = rest.replace(/\/+$/, '');
+      if (agent.includes('/')) throw invalid(text, 'names more than an agent id after local://');
+      return agent === '' ? { scheme, text } : { scheme, text, agent: decodeURIComponent(agent) };
+    }
+    case 'http':
+    case 'https': {
+      let parsed: URL;
+      try {
+        parsed = new URL(text);
+      } catch {
+        throw invalid(text, 'is not a valid URL');
+      }
+      if (parsed.search !== '' || parsed.hash !== '' || parsed.username !== '' || parsed.password !== '') {
+        throw invalid(text, 'must not carry a query, fragment or credentials');
+      }
+      return { scheme, text, url: `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}` };
+    }
+    case 'p2p':
+      if (!/^did:key:z[1-9A-HJ-NP-Za-km-z]+$/.test(rest))
+        throw invalid(text, 'must name a did:key (p2p://did:key:z6Mk…)');
+      return { scheme, text, did: rest };
+    case 'mcp':
+      return { scheme, text, rest };
+    default:
+      throw invalid(text, `uses the scheme ${JSON.stringify(scheme)}, which Plexus does not route`);
+  }
+}
+
+/**
+ * The target of an envelope, or `undefined` when it names none.
+ *
+ * @throws PlexusError `INVALID_PARAMS` when the target extension is not a string, or what
+ *   {@link parseTarget} throws.
+ */
+export function targetOf(envelope: Envelope): RouteTarget | undefined {
+  const value = envelope.extensions?.[TARGET_EXTENSION];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string' || value === '') {
+    throw new PlexusError(
+      'INVALID_PARAMS',
+      `the target must be a non-empty string; supported: ${SUPPORTED_TARGETS}`,
+      {
+        details: { pointer: '/target' },
+      },
+    );
+  }
+  return parseTarget(value);
+}
+
+/** The error for a target whose transport this node does not have (p2p, mcp). */
+export function pendingTransportError(target: RouteTarget): PlexusError {
+  const what =
+    target.scheme === 'p2p'
+      ? 'needs the libp2p transport, which this node does not have yet'
+      : target.scheme === 'mcp'
+        ? 'names an MCP tool server; routing to MCP servers is not supported yet'
+        : `has no transport on this node`;
+  return new PlexusError(
+    'UNAVAILABLE',
+    `target ${JSON.stringify(target.text)} ${what}; route with ${ROUTED_SCHEMES.map((s) => `${s}://`).join(', ')} instead`,
+    { retryable: false, details: { pointer: '/target', target: target.text, scheme: target.scheme } },
+  );
+}
+
+/** The fallback policy an envelope names (a name or an inline chain), or `undefined`. */
+export function policyNameOf(envelope: Envelope): string | undefined {
+  const value = envelope.extensions?.[FALLBACK_POLICY_EXTENSION];
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+/**
+ * Which of `peers` (normalised base URLs) an http(s) target URL names: the peer itself, or
+ * `<peer>/<agent>`. `undefined` when none.
+ */
+export function matchPeer(
+  peers: ReadonlySet<string>,
+  url: string,
+): { readonly peer: string; readonly agent?: string } | undefined {
+  if (peers.has(url)) return { peer: url };
+  const cut = url.lastIndexOf('/');
+  const last = url.slice(cut + 1);
+  if (cut > 0 && last !== '' && peers.has(url.slice(0, cut))) {
+    return { peer: url.slice(0, cut), agent: decodeURIComponent(last) };
+  }
+  return undefined;
+}
