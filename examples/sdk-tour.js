@@ -28,7 +28,12 @@ const memories = new Map();
 // Define verbs: schemas, declared effects, required capability scopes, a handler.
 const store = verb(
   'soul.memory.store',
-  { input: TEXT, output: TEXT, effects: ['writes: memory_crystals'], capabilities: ['soul:write'] },
+  {
+    input: TEXT,
+    output: TEXT,
+    effects: ['writes: memory_crystals', 'emits: soul.memory.stored'],
+    capabilities: ['soul:write'],
+  },
   async (input, ctx) => {
     memories.set(input.text.split(' ')[0].toLowerCase(), input.text);
     await ctx.emit('soul.memory.stored', { text: input.text });

@@ -7,6 +7,7 @@ export {
   ERROR_CODES,
   ERROR_TABLE,
   type ErrorData,
+  type ErrorHints,
   type ErrorTranslation,
   ESRP_ERROR_TABLE,
   ESRP_TO_PLEXUS,
@@ -21,6 +22,17 @@ export {
   type PlexusErrorInit,
   toPlexusError,
 } from './errors.js';
+export {
+  ERROR_HINT_DEFAULTS,
+  ERROR_HINTS_SCHEMA,
+  type ErrorHintDefaults,
+  errorHintsOf,
+  type RecoveryContext,
+  type RecoveryFields,
+  recoveryFields,
+  recoveryObject,
+  traceIdOfTraceparent,
+} from './error-recovery.js';
 export { childPointer, escapePointerToken, formatProblem, type Problem } from './problem.js';
 export { lineColumnAt, parseJson } from './parse-json.js';
 export {

@@ -22,6 +22,12 @@
  * peerPollMs: 10000
  * limits: { bodyLimitBytes: 1048576, defaultTimeoutMs: 30000 }
  * capabilities: { enabled: false, roots: [did:key:z6Mk…], requireToken: true, enforce: true }
+ * budgets:                 # prices of charged meters and budget limits, in units (docs/effects.md)
+ *   { prices: { tokens: 0.001 }, tenants: { acme: 5 }, default: 1, principals: { ci: 2 } }
+ * fallback_policies: { offline-first: [local-cache, queue-for-sync] }   # docs/routing.md
+ * routing: { verbs: { math.evaluate: offline-first }, groups: { primary-region: [http://…] } }
+ * supervision:             # a supervision tree over the agents (docs/supervision.md)
+ *   { strategy: one-for-all, maxRestarts: 3, periodMs: 60000, children: [echo, text] }
  * ```
  */
 import { readFile } from 'node:fs/promises';
@@ -31,6 +37,11 @@ import { PlexusError } from '../core/errors.js';
 import type { ApiKeyEntry } from '../security/auth/index.js';
 import { DEMO_AGENT_IDS } from './demo-agents.js';
 import { HYPERSPACE_PRIMITIVES } from './hyperspace.js';
+import type { SupervisorSpec } from '../runtime/index.js';
+import { parseSupervisionConfig } from './supervision-config.js';
+import type { BudgetPolicy } from '../runtime/index.js';
+import { parseBudgetsConfig } from './budgets-config.js';
+import { parseRoutingConfig, type RoutingConfig } from './routing-config.js';
 
 /** The default configuration file name, looked up in the working directory. */
 export const DEFAULT_CONFIG_FILE = 'plexus.yaml';
@@ -96,6 +107,12 @@ export interface NodeConfig {
   readonly peerPollMs?: number;
   readonly limits?: LimitsConfig;
   readonly capabilities?: CapabilitiesConfig;
+  /** A supervision tree over the node's agents (docs/supervision.md). */
+  readonly supervision?: SupervisorSpec;
+  /** Prices and budget limits of the `charges` effect, in micro-units (docs/effects.md). */
+  readonly budgets?: BudgetPolicy;
+  /** Fallback policies, per-verb selection, target groups, queue-for-sync bounds (docs/routing.md). */
+  readonly routing?: RoutingConfig;
 }
 
 const TOP_FIELDS = [
@@ -113,6 +130,10 @@ const TOP_FIELDS = [
   'peerPollMs',
   'limits',
   'capabilities',
+  'supervision',
+  'budgets',
+  'fallback_policies',
+  'routing',
 ] as const;
 
 type Fields = Record<string, unknown>;
@@ -347,6 +368,11 @@ export function parseNodeConfig(value: unknown, source = 'configuration', baseDi
       });
     }
     config.capabilities = caps;
+  }
+  if (o['supervision'] !== undefined) config.supervision = parseSupervisionConfig(o['supervision'], source);
+  if (o['budgets'] !== undefined) config.budgets = parseBudgetsConfig(o['budgets'], source);
+  if (o['fallback_policies'] !== undefined || o['routing'] !== undefined) {
+    config.routing = parseRoutingConfig(source, o['fallback_policies'], o['routing']);
   }
   if (o['limits'] !== undefined) {
     const limits = object(source, 'limits', o['limits'], ['bodyLimitBytes', 'defaultTimeoutMs']);

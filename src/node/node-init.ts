@@ -5,11 +5,13 @@
  */
 import { resolve } from 'node:path';
 import { PlexusError } from '../core/errors.js';
-import type { AgentDefinition } from '../runtime/index.js';
+import type { AgentDefinition, SupervisorSpec } from '../runtime/index.js';
+import type { BudgetPolicy } from '../runtime/index.js';
 import { isLoopbackHost, type ApiKeyEntry } from '../security/index.js';
 import type { FaceLogger } from '../transports/face-components.js';
 import type { PaymentRoutesInit } from '../transports/http/payment-route.js';
 import { checkPrimitiveNames } from './hyperspace.js';
+import type { RoutingConfig } from './routing-config.js';
 import type { CapabilitiesConfig, NodeConfig, NodeStoreKind, PeerConfig, TlsConfig } from './config.js';
 
 /** The default port (D15). */
@@ -49,6 +51,18 @@ export interface NodeInit {
   readonly capabilities?: CapabilitiesConfig;
   /** More agents to host. @default [] */
   readonly agents?: readonly AgentDefinition[];
+  /**
+   * A supervision tree over the hosted agents (by id; docs/supervision.md). Agents it does not
+   * name keep their own restart policy. @default none
+   */
+  readonly supervision?: SupervisorSpec;
+  /**
+   * Prices of the meters verbs charge and budget limits, micro-units (docs/effects.md).
+   * @default none: charges are not taken
+   */
+  readonly budgets?: BudgetPolicy;
+  /** Fallback policies, per-verb selection, target groups, queue-for-sync bounds (docs/routing.md). @default only `default: [error]` */
+  readonly routing?: RoutingConfig;
   /** API keys accepted as bearer credentials (their SHA-256 only). @default [] */
   readonly apiKeys?: readonly ApiKeyEntry[];
   /** Peer nodes whose agents this node can call (a peer's `did` also admits its calls). @default [] */
@@ -110,6 +124,9 @@ export function nodeInitFromConfig(config: NodeConfig, overrides: NodeInit = {})
   if (config.drainMs !== undefined) fromConfig.drainMs = config.drainMs;
   if (config.tls !== undefined) fromConfig.tls = config.tls;
   if (config.capabilities !== undefined) fromConfig.capabilities = config.capabilities;
+  if (config.supervision !== undefined) fromConfig.supervision = config.supervision;
+  if (config.budgets !== undefined) fromConfig.budgets = config.budgets;
+  if (config.routing !== undefined) fromConfig.routing = config.routing;
   return { ...fromConfig, ...overrides };
 }
 

@@ -13,6 +13,8 @@ import {
   capabilityAuthorizer,
   createRevocations,
   createRuntime,
+  reservedTypes,
+  ucanBudgets,
   type CapabilityAuthorizer,
   type Revocations,
   type Runtime,
@@ -24,6 +26,7 @@ import {
   proofStore,
   ucanVerifier,
   type AuthPolicy,
+  type UcanVerifier,
 } from '../security/index.js';
 import {
   fileArtifactStore,
@@ -36,20 +39,18 @@ import {
   type SnapshotStore,
 } from '../store/index.js';
 import { silentLogger, type FaceComponents } from '../transports/face-components.js';
+import { capabilityGate, type CapabilityGate } from '../transports/capability-gate.js';
 import { registerHttpFaces } from '../transports/http/index.js';
-import {
-  peerDirectory,
-  peerRemoteInvoker,
-  registerPeerRoutes,
-  type PeerDirectory,
-} from '../transports/peer/index.js';
+import { peerDirectory, registerPeerRoutes, type PeerDirectory } from '../transports/peer/index.js';
 import { registerPaymentRoutes } from '../transports/http/payment-route.js';
 import { attachWsJsonRpc } from '../transports/ws-jsonrpc/index.js';
 import type { CapabilitiesConfig, TlsConfig } from './config.js';
 import { resolveNodeInit, type NodeInit } from './node-init.js';
 import { demoAgents } from './demo-agents.js';
 import { hyperspaceHost, type HyperspaceHost } from './hyperspace.js';
+import { NODE_PROJECTIONS } from './offline.js';
 import { loadOrCreateNodeKey, type NodeKey } from './node-key.js';
+import { nodeRouter } from './node-router.js';
 
 /** How long `stop()` waits for open HTTP connections after the drain before cutting them, ms. */
 const CONNECTION_GRACE_MS = 2_000;
@@ -134,6 +135,10 @@ async function listen(app: FastifyInstance, host: string, port: number): Promise
 interface CapabilityChecks {
   readonly revocations: Revocations;
   readonly authorizer: CapabilityAuthorizer;
+  /** What the faces use: UCAN credentials and revocations over the wire. */
+  readonly gate: CapabilityGate;
+  /** The chain verifier (UCAN budget caveats cap the charges effect). */
+  readonly verifier: UcanVerifier;
 }
 
 async function capabilityChecks(
@@ -167,7 +172,7 @@ async function capabilityChecks(
     // caller's authority already checked at the face.
     exempt: (r) => (r.context.face === 'internal' ? 'an in-process call of the node' : undefined),
   });
-  return { revocations, authorizer };
+  return { revocations, authorizer, gate: capabilityGate({ verifier, revocations }), verifier };
 }
 
 interface Running {
@@ -178,6 +183,7 @@ interface Running {
   readonly app: FastifyInstance;
   readonly ws: { close(): Promise<void> };
   readonly directory: PeerDirectory | undefined;
+  readonly router: { stop(): Promise<void> } | undefined;
   readonly hyperspace: HyperspaceHost;
   readonly url: string;
   readonly port: number;
@@ -231,16 +237,27 @@ export function createNode(init: NodeInit = {}): Node {
       // The invoker asks the directory which peer owns a card; the directory needs the
       // runtime's registry: the directory is created right after the runtime.
       let directory: PeerDirectory | undefined;
-      const remote =
-        peers.length === 0
-          ? undefined
-          : peerRemoteInvoker({
-              key: key.key,
-              peers: { peerFor: (card) => directory?.peerFor(card) },
-              logger,
-            });
-      // The tool primitive invokes tools through the runtime, created right after it.
+      // The tool primitive and the router's queue reach the runtime, created right after them.
       const created: { runtime?: Runtime } = {};
+      const remote = nodeRouter({
+        peers,
+        key: key.key,
+        nodeId,
+        log,
+        snapshots,
+        resolver: { peerFor: (card) => directory?.peerFor(card) },
+        runtime: () => {
+          if (created.runtime === undefined)
+            throw new PlexusError('UNAVAILABLE', 'the runtime is not started yet');
+          return created.runtime;
+        },
+        logger,
+        routing: init.routing,
+      });
+      if (remote !== undefined) {
+        await remote.start();
+        cleanup.push(() => remote.stop());
+      }
       const hyperspace = hyperspaceHost(
         {
           log,
@@ -274,7 +291,13 @@ export function createNode(init: NodeInit = {}): Node {
               preEffects: [auditPreEffect, capabilities.authorizer.auditEffect],
             }),
         ...(snapshots === undefined ? {} : { snapshots }),
+        effects: {
+          ...(init.budgets === undefined ? {} : { budgets: init.budgets }),
+          ...(capabilities === undefined ? {} : { extraBudgets: ucanBudgets(capabilities.verifier) }),
+          reserved: reservedTypes(NODE_PROJECTIONS),
+        },
         ...(init.defaultTimeoutMs === undefined ? {} : { defaultTimeoutMs: init.defaultTimeoutMs }),
+        ...(init.supervision === undefined ? {} : { supervision: init.supervision }),
       });
       created.runtime = runtime;
       if (peers.length > 0) {
@@ -296,7 +319,16 @@ export function createNode(init: NodeInit = {}): Node {
           : { apiKeys: { keys: init.apiKeys } }),
         allowAnonymous: !policy.required,
       });
-      const components: FaceComponents = { runtime, log, artifacts, auth, verifier, nodeId, logger };
+      const components: FaceComponents = {
+        runtime,
+        log,
+        artifacts,
+        auth,
+        verifier,
+        nodeId,
+        logger,
+        ...(capabilities === undefined ? {} : { capabilities: capabilities.gate }),
+      };
       const app = Fastify({
         bodyLimit: options.bodyLimitBytes,
         logger: false,
@@ -334,7 +366,7 @@ export function createNode(init: NodeInit = {}): Node {
         cleanup.push(() => started.stop());
       }
       logger.info({ nodeId, url, auth: policy.required ? 'on' : 'off' }, 'plexus node started');
-      return { key, log, artifacts, runtime, app, ws, directory, hyperspace, url, port };
+      return { key, log, artifacts, runtime, app, ws, directory, router: remote, hyperspace, url, port };
     } catch (error) {
       for (const undo of cleanup.reverse()) await undo().catch(() => undefined);
       throw toPlexusError(error);
@@ -348,6 +380,7 @@ export function createNode(init: NodeInit = {}): Node {
     draining = true;
     const closing = r.app.close();
     await r.runtime.stop({ drainMs });
+    await r.router?.stop().catch(() => undefined);
     await r.ws.close().catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
     const graceOver = new Promise<boolean>(

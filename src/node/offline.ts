@@ -11,6 +11,7 @@ import type { Job } from '../core/records/job.js';
 import {
   idempotencyProjection,
   jobsProjection,
+  ledgerProjection,
   registryProjection,
   revocationsProjection,
   type JobsState,
@@ -32,6 +33,7 @@ import {
   type SnapshotStore,
 } from '../store/index.js';
 
+import { answerCacheProjection } from '../runtime/routing/index.js';
 import { HYPERSPACE_PROJECTIONS } from './hyperspace.js';
 /** The projections a node keeps, in the order replay checks them. */
 export const NODE_PROJECTIONS: readonly Projection<unknown>[] = [
@@ -39,6 +41,8 @@ export const NODE_PROJECTIONS: readonly Projection<unknown>[] = [
   jobsProjection,
   idempotencyProjection,
   revocationsProjection,
+  ledgerProjection,
+  answerCacheProjection,
   ...HYPERSPACE_PROJECTIONS,
 ];
 

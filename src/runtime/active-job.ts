@@ -70,6 +70,11 @@ export interface ActiveJob {
   settle(outcome: JobOutcome): void;
   timer?: NodeJS.Timeout;
   dispatched: boolean;
+  /**
+   * True once the engine let go of the job without recording an end (a stopping node keeping
+   * it for the next start): its outcome is never written.
+   */
+  released: boolean;
 }
 
 /** What {@link newActiveJob} needs. */
@@ -144,6 +149,7 @@ class EngineJob implements ActiveJob {
   readonly done: Promise<JobOutcome>;
   declare timer?: NodeJS.Timeout;
   dispatched = false;
+  released = false;
   readonly [JOB_ABORT]: LazyAbort = new LazyAbort();
   // `acceptance` and `written` are rarely awaited (async jobs, duplicates, progress), so
   // their promises are made on first read; the first mark wins either way.

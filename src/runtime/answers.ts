@@ -4,13 +4,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Envelope } from '../core/envelope.js';
-import { PlexusError } from '../core/errors.js';
+import { traceIdOfTraceparent } from '../core/error-recovery.js';
+import { PlexusError, type ErrorData, type ErrorHints } from '../core/errors.js';
 import { isJsonObject } from '../core/json.js';
 import type { JobOutcome } from './active-job.js';
 import type { JobEntry } from './jobs-projection.js';
 import type { Observer } from './observer.js';
 import { errorEnvelope, responseEnvelope } from './pipeline/encode.js';
+import { eraWarnings, warningsOf, withWarnings, type EraWarning } from './pipeline/era.js';
 import { runStep } from './pipeline/steps.js';
+import type { Registry } from './registry.js';
+import type { Invocation } from './runtime-types.js';
 
 /** What encoding needs from the runtime. */
 export interface AnswerComponents {
@@ -18,6 +22,48 @@ export interface AnswerComponents {
   readonly now: () => number;
   /** The node's id, `from` of answers not given by one agent. */
   readonly nodeId: string;
+  /** The registry, to find the era that answered (deprecation warnings); none: no warnings. */
+  readonly registry?: Registry;
+}
+
+/**
+ * `error` with the context hints (seed 002 §8.2) of the request it answers: the verb called
+ * and the request's trace id, unless the error already names them.
+ */
+export function withRequestHints(error: ErrorData, request: Envelope): ErrorData {
+  const hints: { -readonly [K in keyof ErrorHints]: ErrorHints[K] } = { ...(error.hints ?? {}) };
+  if (hints.verb === undefined && request.verb !== '') hints.verb = request.verb;
+  if (hints.traceId === undefined) {
+    const traceId = traceIdOfTraceparent(request.traceparent);
+    if (traceId !== undefined) hints.traceId = traceId;
+  }
+  return Object.keys(hints).length === 0 ? error : { ...error, hints };
+}
+
+/** The deprecation warnings of `verb` answered by `agentIds`, as an optional `warnings` member. */
+export function warningsMember(
+  c: AnswerComponents,
+  verb: string,
+  agentIds: readonly string[] | undefined,
+): { warnings?: readonly EraWarning[] } {
+  if (c.registry === undefined) return {};
+  const warnings = eraWarnings(c.registry, verb, agentIds, c.now());
+  return warnings.length === 0 ? {} : { warnings };
+}
+
+/** `invocation` with `warnings` set from its envelope's `_x_warnings` extension (when any). */
+export function withAnswerWarnings(invocation: Invocation): Invocation {
+  const warnings = warningsOf(invocation.envelope);
+  return warnings.length === 0 ? invocation : { ...invocation, warnings };
+}
+
+/** The answer to a request refused before a job existed: an `error` envelope from the node. */
+export function encodeRefusal(c: AnswerComponents, envelope: Envelope, refusal: PlexusError): Envelope {
+  const request = requestOf(envelope);
+  const traced =
+    typeof envelope.traceparent === 'string' ? { ...request, traceparent: envelope.traceparent } : request;
+  const meta = { from: c.nodeId, timestamp: new Date(c.now()).toISOString() };
+  return errorEnvelope(request, withRequestHints(refusal.toData(), traced), meta);
 }
 
 /** A stand-in request for answering something that is not a valid envelope. */
@@ -64,13 +110,19 @@ export function encodeOutcome(
       job: { id: jobId, state: outcome.state },
       timestamp: new Date(c.now()).toISOString(),
     };
-    return outcome.state === 'COMPLETED'
-      ? responseEnvelope(request, outcome.outputs ?? null, meta)
-      : errorEnvelope(
-          request,
-          (outcome.error ?? new PlexusError('INTERNAL', 'the job failed')).toData(),
-          meta,
-        );
+    const answer =
+      outcome.state === 'COMPLETED'
+        ? responseEnvelope(request, outcome.outputs ?? null, meta)
+        : errorEnvelope(
+            request,
+            withRequestHints(
+              (outcome.error ?? new PlexusError('INTERNAL', 'the job failed')).toData(),
+              request,
+            ),
+            meta,
+          );
+    const { warnings } = warningsMember(c, request.verb, [outcome.agent]);
+    return warnings === undefined ? answer : withWarnings(answer, warnings);
   });
 }
 

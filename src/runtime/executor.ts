@@ -20,8 +20,11 @@ import { asError } from './deadline.js';
 import { abortErrorOf, raceAbortSource, signalSource, type AbortSource } from './lazy-abort.js';
 import type { Observer } from './observer.js';
 import type { RemoteInvoker } from './remote.js';
+import { isFallbackAnswer } from './routing/fallback-answers.js';
 import type { Candidate } from './router.js';
-import type { AgentSupervisor } from './supervisor.js';
+import type { EffectRunner } from './effects/effect-runner.js';
+import { createEffectScope, type EffectScope } from './effects/effect-scope.js';
+import type { AgentSupervisor, CrashOrigin } from './supervisor.js';
 
 /** The job as the executor sees it. */
 export interface ExecutedJob {
@@ -45,6 +48,8 @@ export interface ExecutorComponents {
   readonly validator: SchemaValidator;
   /** Check outputs against the capability's output schema. */
   readonly validateOutput: boolean;
+  /** Runs local legs between their verb's declared effects (docs/effects.md). @default none */
+  readonly effects?: EffectRunner;
 }
 
 /** The result of one agent's part of a job. */
@@ -76,11 +81,20 @@ function checkOutput(components: ExecutorComponents, candidate: Candidate, value
   return output as JsonValue;
 }
 
+/** The job a failure happened in, for the supervision events (made only on a failure). */
+function originOf(job: ExecutedJob): CrashOrigin {
+  return {
+    job: job.id,
+    ...(job.request.traceparent === undefined ? {} : { traceparent: job.request.traceparent }),
+  };
+}
+
 async function runLocal(
   components: ExecutorComponents,
   job: ExecutedJob,
   candidate: Candidate,
   abort: AbortSource,
+  effects?: EffectScope,
 ): Promise<LegResult> {
   const agent = candidate.card.id;
   const supervisor = components.supervisors.get(agent);
@@ -99,10 +113,23 @@ async function runLocal(
   }
   const verb = candidate.capability.verb;
   const handler = lease.handlers[verb];
+  const scope =
+    effects ??
+    createEffectScope({
+      verb,
+      agentId: agent,
+      declared: {},
+      envelope: job.request,
+      principal: job.principal,
+      signal: () => abort.signal,
+    });
+  let joined: AbortSignal | undefined;
   const context: HandlerContext = {
     // read lazily: most handlers never look at their signal, so it is not made for them
     get signal(): AbortSignal {
-      return abort.signal;
+      // a supervision tree may stop the instance under the job: its signal aborts too
+      if (lease.signal === undefined) return abort.signal;
+      return (joined ??= AbortSignal.any([abort.signal, lease.signal]));
     },
     jobId: job.id,
     envelope: job.request,
@@ -114,6 +141,9 @@ async function runLocal(
     progress: (data) => {
       job.progress(data);
     },
+    // what the verb declared it reads and emits (without an effect runner: nothing)
+    read: scope.read,
+    emit: scope.emit,
   };
   const onRejection = (reason: unknown): void => {
     components.observer.event('runtime.contained_rejection', {
@@ -121,7 +151,7 @@ async function runLocal(
       job: job.id,
       reason: toPlexusError(reason).message.slice(0, 200),
     });
-    supervisor.crashed(lease, reason);
+    supervisor.crashed(lease, reason, originOf(job));
   };
   supervisor.track(1);
   try {
@@ -134,12 +164,29 @@ async function runLocal(
         return Promise.reject(asError(error));
       }
     });
-    const value = await raceAbortSource(work, abort, `job ${job.id}`);
+    const value = await raceAbortSource(
+      lease.stopped === undefined ? work : Promise.race([work, lease.stopped]),
+      abort,
+      `job ${job.id}`,
+    );
     return { agent, ok: true, data: checkOutput(components, candidate, value) };
   } catch (error) {
-    if (abort.aborted) return { agent, ok: false, error: abortErrorOf(abort, `job ${job.id}`) };
+    if (abort.aborted) {
+      const aborted = abortErrorOf(abort, `job ${job.id}`);
+      // still running at the deadline (not a handler's own error): a hang, for a supervision tree
+      if (aborted.code === 'TIMEOUT' && error instanceof PlexusError && error.code === 'TIMEOUT')
+        supervisor.hung(
+          lease,
+          new PlexusError(
+            'TIMEOUT',
+            `the handler of ${verb} was still running at the deadline of job ${job.id}`,
+          ),
+          originOf(job),
+        );
+      return { agent, ok: false, error: aborted };
+    }
     if (error instanceof PlexusError) return { agent, ok: false, error };
-    supervisor.crashed(lease, error);
+    supervisor.crashed(lease, error, originOf(job));
     components.observer.event('runtime.handler_crashed', { agent, verb, job: job.id });
     return {
       agent,
@@ -194,11 +241,16 @@ async function runRemote(
   components.remoteLoad.set(agent, (components.remoteLoad.get(agent) ?? 0) + 1);
   try {
     const answer = await raceAbortSource(
-      components.remote.invoke(card, forwarded, abort.signal),
+      components.remote.invoke(card, forwarded, abort.signal, {
+        jobId: job.id,
+        ...(job.principal === undefined ? {} : { principal: job.principal }),
+      }),
       abort,
       `job ${job.id}`,
     );
     if (answer.kind === 'response') {
+      // A fallback answer (stale from the cache, or a queued receipt) wraps the output: not checked.
+      if (isFallbackAnswer(answer)) return { agent, ok: true, data: answer.data };
       return { agent, ok: true, data: checkOutput(components, candidate, answer.data) };
     }
     if (answer.kind === 'error') return { agent, ok: false, error: remoteError(card, answer.data) };
@@ -248,9 +300,21 @@ export function runLegWith(
   candidate: Candidate,
   abort: AbortSource,
 ): Promise<LegResult> {
-  return candidate.card.origin === 'remote'
-    ? runRemote(components, job, candidate, abort)
-    : runLocal(components, job, candidate, abort);
+  if (candidate.card.origin === 'remote') return runRemote(components, job, candidate, abort);
+  const { effects } = components;
+  if (effects === undefined) return runLocal(components, job, candidate, abort);
+  return effects.run(
+    {
+      jobId: job.id,
+      attempt: job.attempt,
+      agentId: candidate.card.id,
+      verb: candidate.capability.verb,
+      envelope: job.request,
+      principal: job.principal,
+      signal: () => abort.signal,
+    },
+    (scope) => runLocal(components, job, candidate, abort, scope),
+  );
 }
 
 /**

@@ -10,6 +10,7 @@ export {
   defineAgent,
   type AgentDefinition,
   type AgentDefinitionInit,
+  type AgentStopHook,
   type AgentHandlers,
   type AgentInstanceContext,
   type RestartPolicy,
@@ -89,6 +90,12 @@ export {
   type JobsState,
 } from './jobs-projection.js';
 export {
+  DEFAULT_JOB_LIST_LIMIT,
+  MAX_JOB_LIST_LIMIT,
+  type JobListQuery,
+  type JobPage,
+} from './job-list-query.js';
+export {
   memoryObserver,
   noopObserver,
   type MemoryObserver,
@@ -116,6 +123,17 @@ export {
   type PreparedCall,
 } from './pipeline/effects.js';
 export { JOB_EXTENSION, errorEnvelope, responseEnvelope, type AnswerMeta } from './pipeline/encode.js';
+export {
+  WARNINGS_EXTENSION,
+  eraSpecOf,
+  eraStatusAt,
+  eraStep,
+  eraWarning,
+  eraWarnings,
+  sunsetError,
+  warningsOf,
+  type EraWarning,
+} from './pipeline/era.js';
 export { PIPELINE_STEPS, runStep, stepSpanName, type PipelineStep } from './pipeline/steps.js';
 export { validateEnvelopeStep } from './pipeline/validate-envelope.js';
 export { validateInputStep } from './pipeline/validate-input.js';
@@ -155,11 +173,21 @@ export type {
   Submission,
 } from './runtime-types.js';
 export {
+  STOP_HOOK_TIMEOUT_MS,
   createSupervisor,
   type AgentLease,
   type AgentSupervisor,
+  type CrashOrigin,
   type SupervisorComponents,
 } from './supervisor.js';
+export { createAgentTree, type AgentTree, type AgentTreeComponents } from './agent-tree.js';
+export { checkAgentTree, namedAgents, type NamedAgent } from './agent-tree-check.js';
+export {
+  SUPERVISION_EVENTS,
+  type FailureCause,
+  type FailureKind,
+  type SupervisionEventType,
+} from './supervision-events.js';
 export {
   AUDIT_CAPABILITY_EVENT,
   CAPABILITY_DECISIONS,
@@ -193,6 +221,70 @@ export {
   type SupervisorSpec,
 } from './supervision-spec.js';
 export {
+  AUDIT_EFFECT_EVENT,
+  BUDGET_RESOURCE,
+  LEDGER_EVENTS,
+  LEDGER_PROJECTION_NAME,
+  RUNTIME_NAMESPACES,
+  UNTENANTED_BUDGET,
+  auditsHandler,
+  budgetExceeded,
+  budgetLedger,
+  budgetLines,
+  budgetReader,
+  chainBudgetCaps,
+  chargesHandler,
+  checkBudgetPolicy,
+  createEffectScope,
+  effectRegistry,
+  effectRunner,
+  emitMatches,
+  emitsHandler,
+  ledgerProjection,
+  metersOf,
+  principalBudget,
+  readerIn,
+  reservedTypes,
+  resourceMatches,
+  runtimeEffects,
+  spentOf,
+  tenantBudget,
+  tenantOfCall,
+  ucanBudget,
+  ucanBudgets,
+  unitsText,
+  type AuditsHandlerInit,
+  type BudgetAccount,
+  type BudgetFigures,
+  type BudgetLedger,
+  type BudgetLedgerInit,
+  type BudgetPolicy,
+  type Charge,
+  type ChargeLine,
+  type ChargeRequest,
+  type ChargesHandlerInit,
+  type EffectCall,
+  type EffectHandler,
+  type EffectLeg,
+  type EffectOutcome,
+  type EffectRegistry,
+  type EffectRunner,
+  type EffectRunnerInit,
+  type EffectScope,
+  type EffectScopeInit,
+  type EffectsComponents,
+  type EffectsInit,
+  type EmitsHandlerInit,
+  type EmittedEvent,
+  type ExtraBudgets,
+  type LedgerCreditedData,
+  type LedgerDebitedData,
+  type LedgerState,
+  type ReadRequest,
+  type ResourceReader,
+  type RuntimeEffects,
+} from './effects/index.js';
+export {
   createSupervisionTree,
   type ChildExitOptions,
   type SupervisionAction,
@@ -200,3 +292,4 @@ export {
   type SupervisionTree,
   type SupervisionTreeComponents,
 } from './supervision-tree.js';
+export * from './routing/index.js';

@@ -25,12 +25,15 @@ import { jobEntryFromLog, type JobEntry, type JobsState } from './jobs-projectio
 import type { Observer } from './observer.js';
 import { authenticateStep, authorizeStep, principalOf, type Authorizer } from './pipeline/authorize.js';
 import { runPreEffects, type PreEffect } from './pipeline/effects.js';
+import { eraSpecOf, eraStep } from './pipeline/era.js';
 import { runStep } from './pipeline/steps.js';
 import { validateEnvelopeStep } from './pipeline/validate-envelope.js';
 import { validateInputStep } from './pipeline/validate-input.js';
 import { verifySignatureStep } from './pipeline/verify-signature.js';
 import type { Registry } from './registry.js';
+import type { TargetRoutes } from './remote.js';
 import { resolveTargets, type Resolution } from './router.js';
+import { bindTenant } from './tenancy.js';
 
 /** What the pipeline needs. */
 export interface InvokerComponents {
@@ -49,6 +52,8 @@ export interface InvokerComponents {
   readonly requireAuth: boolean;
   readonly requireSignatures: boolean;
   readonly windowMs: number;
+  /** How envelope targets map onto peers (from the `RemoteInvoker`); none refuses http(s) targets. */
+  readonly routes?: TargetRoutes | undefined;
   /** False while the runtime does not accept requests (not started, stopping). */
   accepting(): boolean;
 }
@@ -166,10 +171,15 @@ export async function accept(
   const { observer } = c;
   const attrs = { face: context.face, mode };
   const { request, deadline } = runStep(observer, 'validate_envelope', attrs, () => {
-    const checked = validateEnvelopeStep(envelope);
+    // The tenant comes from the face-authenticated principal, not from the envelope (tenancy.ts).
+    const checked = bindTenant(validateEnvelopeStep(envelope), context);
     return { request: checked, deadline: resolveTimeout(checked, context, c.now(), c.limits) };
   });
-  const resolved = runStep(observer, 'resolve', attrs, () => resolveTargets(c.registry, request));
+  const routed = runStep(observer, 'resolve', attrs, () => resolveTargets(c.registry, request, c.routes));
+  // Seed 002 §10: a sunset era is refused here, before its input is even looked at.
+  const resolved = runStep(observer, 'era', attrs, () =>
+    eraStep(routed, (agentId) => eraSpecOf(c.registry, agentId, request.verb), c.now()),
+  );
   const resolution: Resolution = runStep(observer, 'validate_input', attrs, () =>
     validateInputStep(resolved, request.data, c.validator),
   );

@@ -60,6 +60,13 @@ export interface JobRunner {
   abandon(job: ActiveJob, error: PlexusError): void;
   /** Cancels a job. False when the engine does not hold it. */
   cancel(id: string, reason: string): boolean;
+  /**
+   * Lets go of a running or queued job without recording an end: its handler is aborted, its
+   * waiters get `UNAVAILABLE`, and the log keeps it unfinished, so crash recovery picks it up
+   * at the next start. For a stopping node's jobs that must outlive it (queued deliveries).
+   * False when the engine does not hold it.
+   */
+  release(id: string, reason: string): boolean;
   /** Resolves when no job is held. */
   idle(): Promise<void>;
   /** Starts (true) or stops (false) dispatching queued jobs; stopping leaves them SUBMITTED. */
@@ -202,7 +209,10 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
     if (at >= 0) queue.splice(at, 1);
     if (job.dispatched) running--;
     pump();
-    void record(job, outcome);
+    if (job.released) {
+      forget(job);
+      job.settle(outcome);
+    } else void record(job, outcome);
   };
 
   const dispatch = async (job: ActiveJob): Promise<void> => {
@@ -326,6 +336,19 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
       });
       jobAbort(job).abort(error);
       finish(job, { state: 'CANCELED', error, agent: components.nodeId });
+      return true;
+    },
+    release(id, reason) {
+      const job = active.get(id);
+      if (job === undefined || !job.accepted) return false;
+      job.released = true;
+      const error = new PlexusError(
+        'UNAVAILABLE',
+        `job ${id} was left unfinished: ${reason}; it is run again when the node next starts`,
+        { details: { job: id } },
+      );
+      jobAbort(job).abort(error);
+      finish(job, { state: 'FAILED', error, agent: components.nodeId });
       return true;
     },
     persist: (job) => persist(job),

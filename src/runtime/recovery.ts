@@ -23,6 +23,8 @@ import type { JobEntry, JobsState } from './jobs-projection.js';
 import type { Observer } from './observer.js';
 import type { Registry } from './registry.js';
 import { resolveTargets, type Resolution } from './router.js';
+import type { TargetRoutes } from './remote.js';
+import { SYNC_EXTENSION } from './routing/delivery.js';
 
 /** The effects that leave the world unchanged, so running a verb again is harmless. */
 const HARMLESS_EFFECTS: ReadonlySet<string> = new Set(['reads', 'audits']);
@@ -68,9 +70,10 @@ function restartError(entry: JobEntry, why: string): PlexusError {
 
 /**
  * Decides, for every unfinished job of the projection, whether to run it again or fail it.
- * Pure: reads the jobs state and the registry, writes nothing.
+ * Pure: reads the jobs state and the registry, writes nothing. `routes` resolves http(s)
+ * targets as at accept time; a queued `queue-for-sync` delivery is always run again.
  */
-export function planRecovery(jobs: JobsState, registry: Registry): RecoveryPlan {
+export function planRecovery(jobs: JobsState, registry: Registry, routes?: TargetRoutes): RecoveryPlan {
   const requeue: RequeueItem[] = [];
   const fail: FailItem[] = [];
   for (const entry of jobs.values()) {
@@ -87,7 +90,7 @@ export function planRecovery(jobs: JobsState, registry: Registry): RecoveryPlan 
     }
     let resolution: Resolution;
     try {
-      resolution = resolveTargets(registry, entry.request);
+      resolution = resolveTargets(registry, entry.request, routes);
     } catch (error) {
       fail.push({
         entry,
@@ -96,8 +99,10 @@ export function planRecovery(jobs: JobsState, registry: Registry): RecoveryPlan 
       continue;
     }
     const agents = entry.agents ?? resolution.candidates.map((c) => c.card.id);
+    // A queue-for-sync delivery never ran here, and the far node dedupes the same request: safe.
     const safe =
-      agents.length > 0 && agents.every((agent) => isRerunSafe(registry.verbSpec(agent, entry.job.verb)));
+      entry.request.extensions?.[SYNC_EXTENSION] !== undefined ||
+      (agents.length > 0 && agents.every((agent) => isRerunSafe(registry.verbSpec(agent, entry.job.verb))));
     if (safe) requeue.push({ entry, resolution });
     else
       fail.push({

@@ -14,12 +14,18 @@ import type { AgentDefinition } from './agent.js';
 import type { InvocationContext } from './context.js';
 import type { IdempotencyState } from './idempotency.js';
 import type { JobEvent, JobEventsOptions } from './job-events.js';
+import type { JobListQuery, JobPage } from './job-list-query.js';
 import type { JobsState } from './jobs-projection.js';
 import type { Observer } from './observer.js';
 import type { Authorizer } from './pipeline/authorize.js';
+import type { EraWarning } from './pipeline/era.js';
 import type { PostEffect, PreEffect } from './pipeline/effects.js';
 import type { Registry } from './registry.js';
 import type { RemoteInvoker } from './remote.js';
+import type { SupervisorSpec } from './supervision-spec.js';
+import type { BudgetLedger } from './effects/budget-ledger.js';
+import type { EffectsInit } from './effects/runtime-effects.js';
+import type { LedgerState } from './effects/ledger-projection.js';
 
 /** Injected dependencies of the runtime. */
 export interface RuntimeComponents {
@@ -51,6 +57,22 @@ export interface RuntimeInit extends RuntimeComponents {
   readonly nodeId?: string;
   /** Agents registered (and supervised) at `start()`, before recovery runs. @default [] */
   readonly agents?: readonly AgentDefinition[];
+  /**
+   * A supervision tree over some of `agents` (seed 002 §11.3; docs/supervision.md): the
+   * workers are agent ids. A crash or hang of a named agent is handled by its supervisor's
+   * strategy and intensity, escalating up the tree; when the root gives up its agents answer
+   * `UNAVAILABLE`. Agents the tree does not name keep their own restart policy (one-for-one).
+   * @default none
+   * @throws PlexusError `INVALID_PARAMS` (from `createRuntime`) for a bad tree or a worker id
+   *   that is not one of `agents`.
+   */
+  readonly supervision?: SupervisorSpec;
+  /**
+   * The effect handlers run around local verb handlers (seed 002 §3.3; docs/effects.md):
+   * budgets of the `charges` effect, more handlers and resource readers. `audits` and
+   * `emits` are always handled. @default no budgets (charges not taken)
+   */
+  readonly effects?: EffectsInit;
   /** Refuse requests without an authenticated caller (`UNAUTHORIZED`). @default false */
   readonly requireAuth?: boolean;
   /** Refuse unsigned requests (`UNAUTHORIZED`). @default false */
@@ -91,6 +113,11 @@ export interface Invocation {
   readonly job?: Job;
   /** True when the request was a duplicate answered by an earlier job (D5). */
   readonly duplicate: boolean;
+  /**
+   * Deprecation warnings of the era that answered (seed 002 §10.3); absent when there are
+   * none. The answer envelope carries the same list in its `_x_warnings` extension.
+   */
+  readonly warnings?: readonly EraWarning[];
 }
 
 /** The answer to an asynchronous submission. */
@@ -98,6 +125,8 @@ export interface Submission {
   /** The job (SUBMITTED when new; the earlier job, in whatever state, for a duplicate). */
   readonly job: Job;
   readonly duplicate: boolean;
+  /** Deprecation warnings of the era the job was routed to (seed 002 §10.3); absent when none. */
+  readonly warnings?: readonly EraWarning[];
 }
 
 /** Options of {@link Runtime.stop}. */
@@ -120,7 +149,10 @@ export interface Runtime {
   readonly views: {
     readonly jobs: ProjectionView<JobsState>;
     readonly idempotency: ProjectionView<IdempotencyState>;
+    readonly ledger: ProjectionView<LedgerState>;
   };
+  /** The budget ledger of the `charges` effect (a projection of the log; micro-units, D12). */
+  readonly ledger: BudgetLedger;
   /**
    * Rebuilds the projections from the log, registers the agents of `init.agents`, recovers
    * unfinished jobs, then accepts requests. Idempotent.
@@ -154,6 +186,16 @@ export interface Runtime {
   submit(envelope: Envelope, context: InvocationContext, options?: SignalOptions): Promise<Submission>;
   /** A job's current record. @throws PlexusError `NOT_FOUND`. */
   getJob(id: string, options?: SignalOptions): Promise<Job>;
+  /**
+   * A page of jobs, newest first (descending `seq` of their `job.submitted` event), filtered
+   * by state, verb, creation time and tenant; `nextCursor` continues below the page and is
+   * never disturbed by jobs recorded later (docs/decisions.md, "Listing jobs"). Finished jobs the
+   * jobs projection no longer keeps are read back from the log. A page may be short, even
+   * empty, while `nextCursor` is set (the log work of one page is bounded).
+   * @throws PlexusError `INVALID_PARAMS` (`details.parameter`) for a bad query or cursor;
+   *   `UNAVAILABLE` when the runtime is not started.
+   */
+  listJobs(query?: JobListQuery, options?: SignalOptions): Promise<JobPage>;
   /**
    * Resolves with the job once it has finished.
    * @throws PlexusError `NOT_FOUND`; `CANCELLED` when the signal aborts (the job keeps running).

@@ -19,17 +19,28 @@ import { idempotencyProjection } from './idempotency.js';
 import { readJobEvents, watchJobEvents, type JobEvent, type JobEventsOptions } from './job-events.js';
 import type { JobOutcome } from './active-job.js';
 import { createJobRunner } from './job-runner.js';
-import { encodeEntry, encodeOutcome, requestOf, requestOfEntry } from './answers.js';
+import {
+  encodeEntry,
+  encodeOutcome,
+  encodeRefusal,
+  requestOfEntry,
+  warningsMember,
+  withAnswerWarnings,
+} from './answers.js';
 import { jobEntryFromLog, jobsProjectionWith, type JobEntry } from './jobs-projection.js';
+import { listJobs } from './job-listing.js';
 import { accept, type InvokerComponents } from './invoker.js';
 import { noopObserver } from './observer.js';
 import { auditPreEffect } from './pipeline/effects.js';
-import { errorEnvelope } from './pipeline/encode.js';
 import { planRecovery, recover } from './recovery.js';
 import { createRegistry } from './registry.js';
 import type { RouteState } from './router.js';
 import type { Invocation, Runtime, RuntimeInit, StopOptions, Submission } from './runtime-types.js';
 import { createSupervisor, type AgentSupervisor } from './supervisor.js';
+import { createAgentTree, type AgentTree } from './agent-tree.js';
+import { checkAgentTree } from './agent-tree-check.js';
+import { runtimeEffects } from './effects/runtime-effects.js';
+import { SYNC_EXTENSION } from './routing/delivery.js';
 
 const NEVER = new AbortController().signal;
 
@@ -55,6 +66,14 @@ export function createRuntime(init: RuntimeInit): Runtime {
       `concurrency must be a whole number ≥ 1, got ${String(concurrency)}`,
     );
   }
+  const supervision =
+    init.supervision === undefined
+      ? undefined
+      : checkAgentTree(
+          init.supervision,
+          (init.agents ?? []).map((a) => a.card.id),
+        );
+  let agentTree: AgentTree | undefined;
   const ownsRegistry = init.registry === undefined;
   const snapshots = init.snapshots === undefined ? {} : { snapshots: init.snapshots };
   const registry = init.registry ?? createRegistry({ log, ...snapshots });
@@ -92,15 +111,20 @@ export function createRuntime(init: RuntimeInit): Runtime {
           'UNAVAILABLE',
           `agent ${card.id} is registered but has no handler on this node`,
         );
-      return sup.available()
-        ? undefined
-        : new PlexusError(
-            'UNAVAILABLE',
-            `agent ${card.id} crashed too often and is unavailable for now; retry later`,
-          );
+      return sup.unavailable();
     },
   };
   const validator = schemaValidator();
+  const effects = runtimeEffects(
+    {
+      log,
+      now,
+      observer,
+      ...snapshots,
+      verbSpec: (agentId, verb) => registry.verbSpec(agentId, verb),
+    },
+    init.effects,
+  );
   const runner = createJobRunner({
     log,
     jobs,
@@ -112,6 +136,7 @@ export function createRuntime(init: RuntimeInit): Runtime {
       observer,
       validator,
       validateOutput: init.validateOutput ?? true,
+      effects: effects.runner,
     },
     routeState,
     postEffects: init.postEffects ?? [],
@@ -139,6 +164,7 @@ export function createRuntime(init: RuntimeInit): Runtime {
     requireAuth: init.requireAuth ?? false,
     requireSignatures: init.requireSignatures ?? false,
     windowMs: init.idempotencyWindowMs ?? 600_000,
+    routes: init.remote?.routes,
     accepting: () => state === 'running',
   };
 
@@ -162,16 +188,19 @@ export function createRuntime(init: RuntimeInit): Runtime {
     return entry;
   };
 
-  const answers = { observer, now, nodeId };
+  const answers = { observer, now, nodeId, registry };
 
   const registerAgent = async (definition: AgentDefinition, options: SignalOptions): Promise<AgentCard> => {
-    const supervisor = createSupervisor(definition, {
-      now,
-      observer,
-      emit: (type, data) => {
-        runner.emit({ type, data });
-      },
-    });
+    const supervisor =
+      agentTree?.manages(definition.card.id) === true
+        ? agentTree.supervise(definition)
+        : createSupervisor(definition, {
+            now,
+            observer,
+            emit: (type, data) => {
+              runner.emit({ type, data });
+            },
+          });
     await supervisor.start();
     const card = await registry.upsert(definition.card, {
       verbs: definition.verbs,
@@ -184,7 +213,8 @@ export function createRuntime(init: RuntimeInit): Runtime {
 
   const runtime: Runtime = {
     registry,
-    views: { jobs, idempotency },
+    views: { jobs, idempotency, ledger: effects.ledger.view },
+    ledger: effects.ledger,
 
     async start(options: SignalOptions = {}): Promise<void> {
       if (stopping !== undefined) await stopping;
@@ -197,13 +227,23 @@ export function createRuntime(init: RuntimeInit): Runtime {
           if (ownsRegistry) await registry.start(options);
           await jobs.start(options);
           await idempotency.start(options);
+          await effects.ledger.start(options);
+          if (supervision !== undefined) {
+            agentTree = createAgentTree(supervision, {
+              now,
+              observer,
+              emit: (event) => {
+                runner.emit(event);
+              },
+            });
+          }
           for (const definition of init.agents ?? []) await registerAgent(definition, options);
+          await agentTree?.start();
           runner.dispatching(true);
-          await recover(
-            { log, jobs, idempotency, runner, observer, now },
-            planRecovery(jobs.state(), registry),
-            options,
-          );
+          const recovery = planRecovery(jobs.state(), registry, init.remote?.routes);
+          await recover({ log, jobs, idempotency, runner, observer, now }, recovery, options);
+          // jobs failed by the restart give back what their interrupted legs were charged
+          await effects.refundJobs(recovery.fail.map((f) => f.entry.job.id));
           state = 'running';
         } catch (error) {
           state = 'idle';
@@ -232,9 +272,18 @@ export function createRuntime(init: RuntimeInit): Runtime {
           ]);
           clearTimeout(timer);
           runner.dispatching(false);
-          for (const id of [...runner.active.keys()]) runner.cancel(id, 'the node is stopping');
+          // Queued deliveries (queue-for-sync) outlive the node: left unfinished in the log, they
+          // are run again at the next start. Everything else is cancelled.
+          for (const [id, job] of [...runner.active]) {
+            if (job.request.extensions?.[SYNC_EXTENSION] !== undefined && job.mode === 'async') {
+              runner.release(id, 'the node is stopping');
+            } else runner.cancel(id, 'the node is stopping');
+          }
           await runner.idle();
+          await agentTree?.stop();
+          for (const supervisor of supervisors.values()) await supervisor.stop();
           await idempotency.stop();
+          await effects.ledger.stop();
           await jobs.stop();
           if (ownsRegistry) await registry.stop();
         } finally {
@@ -260,7 +309,9 @@ export function createRuntime(init: RuntimeInit): Runtime {
     async removeAgent(id, options = {}) {
       ensureRunning();
       await registry.remove(id, options);
+      const supervisor = supervisors.get(id);
       supervisors.delete(id);
+      await supervisor?.stop();
     },
 
     async invoke(
@@ -276,15 +327,14 @@ export function createRuntime(init: RuntimeInit): Runtime {
       } catch (error) {
         const refusal = toPlexusError(error);
         observer.count('runtime.refused', { code: refusal.code, face: context.face });
-        const meta = { from: nodeId, timestamp: new Date(now()).toISOString() };
-        return { envelope: errorEnvelope(requestOf(envelope), refusal.toData(), meta), duplicate: false };
+        return { envelope: encodeRefusal(answers, envelope, refusal), duplicate: false };
       }
       if (accepted.kind === 'stored') {
-        return {
+        return withAnswerWarnings({
           envelope: encodeEntry(answers, envelope, accepted.entry),
           job: accepted.entry.job,
           duplicate: true,
-        };
+        });
       }
       const { job } = accepted;
       const mine = accepted.kind === 'new';
@@ -301,11 +351,11 @@ export function createRuntime(init: RuntimeInit): Runtime {
         runner.cancel(job.id, 'the caller cancelled the request');
         outcome = await job.done;
       }
-      return {
+      return withAnswerWarnings({
         envelope: encodeOutcome(answers, envelope, job.id, outcome),
         ...(outcome.job === undefined ? {} : { job: outcome.job }),
         duplicate: !mine,
-      };
+      });
     },
 
     async submit(
@@ -322,7 +372,14 @@ export function createRuntime(init: RuntimeInit): Runtime {
         observer.count('runtime.refused', { code: refusal.code, face: context.face });
         throw refusal;
       }
-      if (accepted.kind === 'stored') return { job: accepted.entry.job, duplicate: true };
+      if (accepted.kind === 'stored') {
+        const served = accepted.entry.agents;
+        return {
+          job: accepted.entry.job,
+          duplicate: true,
+          ...warningsMember(answers, envelope.verb, served),
+        };
+      }
       if (accepted.kind === 'active') {
         try {
           await runner.persist(accepted.job); // a held sync job becomes visible
@@ -334,11 +391,21 @@ export function createRuntime(init: RuntimeInit): Runtime {
         }
       }
       const entry = await entryOf(accepted.job.id, options);
-      return { job: entry.job, duplicate: accepted.kind === 'active' };
+      const agents = accepted.job.resolution.candidates.map((c) => c.card.id);
+      return {
+        job: entry.job,
+        duplicate: accepted.kind === 'active',
+        ...warningsMember(answers, envelope.verb, agents),
+      };
     },
 
     async getJob(id, options = {}): Promise<Job> {
       return (await entryOf(id, options)).job;
+    },
+
+    async listJobs(query = {}, options = {}) {
+      ensureRunning();
+      return listJobs({ log, jobs }, query, options);
     },
 
     async waitForJob(id, options = {}): Promise<Job> {
@@ -388,6 +455,7 @@ export function createRuntime(init: RuntimeInit): Runtime {
         registry.verify(options),
         verifyProjectionView(log, jobs, options),
         verifyProjectionView(log, idempotency, options),
+        effects.ledger.verify(options),
       ]);
     },
   };

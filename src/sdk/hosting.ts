@@ -10,6 +10,7 @@ import type { JsonSchema } from '../core/schema-validator.js';
 import { checkedInput, withEsrpInput } from '../node/demo/esrp-input.js';
 import { defineAgent, type AgentDefinition } from '../runtime/agent.js';
 import type { HandlerContext, VerbHandler } from '../runtime/context.js';
+import { emitMatches } from '../runtime/effects/effect-scope.js';
 import type { EventLog } from '../store/event-log.js';
 import { TRACEPARENT_PATTERN } from '../store/event-input.js';
 import { REFUSAL_SCHEMA, isRefusal } from './refusal.js';
@@ -55,6 +56,7 @@ function contextOf(def: SomeVerbDefinition, h: HandlerContext, c: HostingCompone
     progress: (data) => {
       h.progress(data);
     },
+    read: (resource, query) => h.read(resource, query),
     emit: (type, data) => {
       if (typeof type !== 'string' || !type.startsWith(`${namespace}.`)) {
         return Promise.reject(
@@ -62,6 +64,16 @@ function contextOf(def: SomeVerbDefinition, h: HandlerContext, c: HostingCompone
             'FORBIDDEN',
             `verb ${def.name} may only emit events in its namespace "${namespace}.*", not ${JSON.stringify(type)}`,
             { details: { verb: def.name, type } },
+          ),
+        );
+      }
+      // Seed 002 §3.3: a handler emits only what its verb declares under `emits`.
+      if (!(def.spec.effects.emits ?? []).some((pattern) => emitMatches(pattern, type))) {
+        return Promise.reject(
+          new PlexusError(
+            'FORBIDDEN',
+            `verb ${def.name} emitted ${type}, which it does not declare: add "emits: ${type}" to its effects`,
+            { details: { verb: def.name, effect: 'emits', resource: type } },
           ),
         );
       }

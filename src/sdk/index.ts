@@ -15,11 +15,19 @@
 export type { Pipeline, PipelineStep } from './compose.js';
 export { InvocationError } from './invocation-error.js';
 export { createPlexus, type Plexus, type PlexusInit, type SubscribeOptions } from './plexus.js';
-export { isRefusal, refuse, type Refusal, type RefusalInfo } from './refusal.js';
+export {
+  agenteseRefusalOf,
+  isRefusal,
+  refuse,
+  type AgenteseRefusal,
+  type Refusal,
+  type RefusalInfo,
+} from './refusal.js';
 export { remoteClient, type RemoteClient, type RemoteClientInit } from './remote-client.js';
 export { childTraceparent, newTraceparent, traceIdOf } from './trace-context.js';
 export type { CallResult, InvokeOptions, VerbContext } from './verb-context.js';
 export type { VerbInfo } from './verb-info.js';
+export { esrpWarningsOf, type EraWarning } from './warnings.js';
 export {
   agent,
   verb,

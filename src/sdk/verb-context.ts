@@ -45,8 +45,11 @@ export interface InvokeOptions {
 /** The result of a call: the verb's output, or its refusal (a result, not an error). */
 export type CallResult<O = JsonValue> = O | Refusal;
 
-/** What an SDK verb handler receives beside its input. */
-export interface VerbContext extends HandlerContext {
+/**
+ * What an SDK verb handler receives beside its input: the runtime's handler context, with its
+ * own `emit` (namespace-scoped and awaited) in place of the runtime's declared-effects one.
+ */
+export interface VerbContext extends Omit<HandlerContext, 'emit'> {
   /** The request's W3C `traceparent` (this call's span), when it carried one. */
   readonly traceparent: string | undefined;
   /** The request's tenant. */

@@ -7,6 +7,7 @@ import type { Runtime } from '../runtime/index.js';
 import type { Authenticator, Principal as AuthPrincipal } from '../security/auth/index.js';
 import type { EnvelopeVerifier } from '../security/index.js';
 import type { ArtifactStore, EventLog } from '../store/index.js';
+import type { CapabilityGate } from './capability-gate.js';
 
 /** A minimal structured logger (pino-compatible subset); faces never use `console`. */
 export interface FaceLogger {
@@ -36,6 +37,12 @@ export interface FaceComponents {
   readonly verifier: EnvelopeVerifier;
   /** The node's own id (its did:key): `from` of answers the node gives itself. */
   readonly nodeId: string;
+  /**
+   * The node's UCAN checks, when capability checks are on: UCAN credentials
+   * (`Authorization: Bearer <ucan>`) and revocations over the wire. Absent = UCANs are not
+   * accepted as credentials. @default none
+   */
+  readonly capabilities?: CapabilityGate;
   /** Where faces log. @default silentLogger */
   readonly logger?: FaceLogger;
 }

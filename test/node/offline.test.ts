@@ -62,7 +62,13 @@ describe('replayDataDir', () => {
       ]);
     }
     // Revocations and the Hyperspace primitives' projections (none used here: empty) keep no snapshots.
-    const primitives = report.projections.slice(3);
+    // The budget ledger (empty here: no verb charges) keeps a snapshot like the runtime's own.
+    const ledger = report.projections.find((p) => p.name === 'runtime.ledger');
+    expect(ledger?.checks.map((c) => [c.against, c.check.ok])).toEqual([
+      ['snapshot', true],
+      ['resume', true],
+    ]);
+    const primitives = report.projections.slice(3).filter((p) => p !== ledger);
     expect(primitives[0]?.name).toBe('ucan.revocations');
     expect(primitives.map((p) => p.name)).toContain('state.sessions');
     for (const p of primitives) {

@@ -230,6 +230,7 @@ describe('runtime jobs', () => {
       ['runtime.registry', true],
       ['runtime.jobs', true],
       ['runtime.idempotency', true],
+      ['runtime.ledger', true],
     ]);
   });
 });

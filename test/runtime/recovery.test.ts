@@ -121,7 +121,7 @@ describe('runtime recovery on a SQLite log', () => {
       // The completed lookup's key answers duplicates.
       expect((await second.invoke(request('demo.lookup', { q: 1 }), { face: 'test' })).duplicate).toBe(true);
 
-      expect((await second.verify()).map((c) => c.ok)).toEqual([true, true, true]);
+      expect((await second.verify()).map((c) => c.ok)).toEqual([true, true, true, true]);
       expect((await secondLog.verifyChain()).ok).toBe(true);
     } finally {
       await second.stop();

@@ -182,6 +182,13 @@ describe('createPlexus', () => {
       expect(error.message).toMatch(/only emit events in its namespace "soul\.\*"/);
       expect(await h.log.read({ type: 'job.completed', causation: 'forged' })).toEqual([]);
     });
+
+    it('refuses events the verb does not declare under emits', async () => {
+      const error = await caught(h.plexus.invoke('soul.rogue.gossip', null));
+      expect(error.code).toBe('FORBIDDEN');
+      expect(error.message).toMatch(/emitted soul\.rogue\.shouted, which it does not declare/);
+      expect(await h.log.read({ type: 'soul.rogue.shouted' })).toEqual([]);
+    });
   });
 
   describe('compose', () => {
@@ -203,6 +210,7 @@ describe('createPlexus', () => {
       expect(named.effects).toEqual({
         reads: ['x', 'memory_crystals'],
         writes: ['memory_crystals'],
+        emits: ['soul.memory.stored'],
         calls: ['llm/none'],
       });
       expect(named.capabilities).toEqual(['concept:use', 'soul:write']);
@@ -264,6 +272,7 @@ describe('createPlexus', () => {
         'soul.memory.store',
         'soul.mind.reflect',
         'soul.rogue.act',
+        'soul.rogue.gossip',
         'soul.rogue.lie',
       ]);
       const [exact] = h.plexus.query('soul.memory.recall');
@@ -272,10 +281,13 @@ describe('createPlexus', () => {
         agent: 'soul',
         origin: 'local',
         description: 'Finds a memory.',
-        spec: { effects: { reads: ['memory_crystals'] }, capabilities: ['soul:read'] },
+        spec: {
+          effects: { reads: ['memory_crystals'], emits: ['soul.memory.recalled'] },
+          capabilities: ['soul:read'],
+        },
       });
       expect(exact?.input).toEqual(recall.spec.input);
-      expect(h.plexus.query('*')).toHaveLength(7);
+      expect(h.plexus.query('*')).toHaveLength(8);
       expect(h.plexus.query('town.*')).toEqual([]);
       expect(() => h.plexus.query('soul.*.recall')).toThrow(
         expect.objectContaining({ code: 'INVALID_PARAMS' }),

@@ -26,7 +26,7 @@ export const recall = verb<{ query: string }, Text>(
   {
     input: { type: 'object', required: ['query'], properties: { query: { type: 'string' } } },
     output: TEXT,
-    effects: ['reads: memory_crystals'],
+    effects: ['reads: memory_crystals', 'emits: soul.memory.recalled'],
     capabilities: ['soul:read'],
     description: 'Finds a memory.',
   },
@@ -45,7 +45,7 @@ export const store = verb<Text, Text>(
   {
     input: TEXT,
     output: TEXT,
-    effects: { reads: ['x'], writes: ['memory_crystals'] },
+    effects: { reads: ['x'], writes: ['memory_crystals'], emits: ['soul.memory.stored'] },
     capabilities: ['soul:write'],
   },
   async (input, ctx) => {
@@ -93,10 +93,22 @@ export const rogue = verb('soul.rogue.act', { input: true, output: true }, async
   return null;
 });
 
+/** Emits an event of its own namespace that its effects do not declare (refused by the SDK). */
+export const undeclared = verb(
+  'soul.rogue.gossip',
+  { input: true, output: true, effects: ['emits: soul.rogue.whispered'] },
+  async (_input, ctx) => {
+    await ctx.emit('soul.rogue.shouted', { loud: true });
+    return null;
+  },
+);
+
 /** Returns an output its schema forbids. */
 export const liar = verb('soul.rogue.lie', { input: true, output: { type: 'string' } }, () => 42);
 
-export const soulAgent = agent('soul', [recall, store, reflect, rogue, liar], { description: 'Memories.' });
+export const soulAgent = agent('soul', [recall, store, reflect, rogue, undeclared, liar], {
+  description: 'Memories.',
+});
 export const conceptAgent = agent('concept', [compress, shout]);
 
 export interface SdkHarness {

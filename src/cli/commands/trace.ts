@@ -79,6 +79,7 @@ interface TraceOptions {
   readonly json: boolean;
   readonly width?: string;
   readonly color: boolean;
+  readonly tenant?: string;
 }
 
 /** Adds `trace` to the program. */
@@ -91,12 +92,14 @@ export function registerTrace(program: Command, io: CliIo): void {
     .option('--json', 'print the spans as JSON', false)
     .option('--width <columns>', 'the width to draw to (default: the terminal width, else 100)')
     .option('--no-color', 'never colour the output (NO_COLOR also turns colour off)')
+    .option('--tenant <id>', "only that tenant's jobs and events (what the tenant itself may see)")
     .action(async (id: string, opts: TraceOptions) => {
       const traceId = traceIdArgument(id);
       const dataDir = resolve(io.cwd, opts.data);
       const view = await withDataDirLog(dataDir, async (log) => {
         const { jobEvents, otherEvents } = await readTraceEvents(log, traceId);
-        return buildTrace(traceId, jobEvents, otherEvents);
+        const mine = (e: Event): boolean => opts.tenant === undefined || e.tenant === opts.tenant;
+        return buildTrace(traceId, jobEvents.filter(mine), otherEvents.filter(mine));
       });
       if (view === undefined) {
         throw new PlexusError('NOT_FOUND', `no job in the event log of ${dataDir} carries trace ${traceId}`);

@@ -1,6 +1,6 @@
 /**
  * The runtime call behind `tool.invoke`: the tool's verb runs as a child request of the
- * `tool.invoke` job — same caller, principal, tenant, session and trace, causation = the
+ * `tool.invoke` job — same caller, principal, tenant, session and trace (a child span), causation = the
  * job, the job's deadline, cancelled with it — through the whole runtime pipeline.
  */
 import { randomUUID } from 'node:crypto';
@@ -8,6 +8,7 @@ import type { Envelope } from '../../core/envelope.js';
 import { PlexusError, type ErrorData } from '../../core/errors.js';
 import { capabilitySelector } from '../../core/verb-name.js';
 import type { Runtime } from '../../runtime/index.js';
+import { asChildSpan } from '../../runtime/routing/trace.js';
 import type { ToolCall } from './tool-primitive.js';
 
 /** The idempotency key of the child call of a `tool.invoke` job: one run per job. */
@@ -28,7 +29,8 @@ export function runtimeToolCall(runtimeOf: () => Runtime): ToolCall {
   return async (verb, params, ctx, options = {}) => {
     const parent = ctx.envelope;
     const sessionId = options.sessionId ?? parent.sessionId;
-    const request: Envelope = {
+    // A child span of the tool.invoke job's span: same trace, new span id, parent span named.
+    const request: Envelope = asChildSpan(parent, {
       id: randomUUID(),
       kind: 'request',
       from: ctx.caller,
@@ -41,7 +43,7 @@ export function runtimeToolCall(runtimeOf: () => Runtime): ToolCall {
       ...(parent.userId === undefined ? {} : { userId: parent.userId }),
       ...(parent.traceparent === undefined ? {} : { traceparent: parent.traceparent }),
       ...(sessionId === undefined ? {} : { sessionId }),
-    };
+    });
     const { envelope } = await runtimeOf().invoke(
       request,
       {

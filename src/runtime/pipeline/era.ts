@@ -16,7 +16,6 @@ import type { Envelope } from '../../core/envelope.js';
 import { PlexusError } from '../../core/errors.js';
 import { isJsonObject, type JsonObject } from '../../core/json.js';
 import type { EraStatus, VerbSpec } from '../../core/records/verb-spec.js';
-import { parseVerbName, stripVerbVersion } from '../../core/verb-name.js';
 import type { Registry } from '../registry.js';
 import type { Resolution } from '../router.js';
 

@@ -10,6 +10,7 @@ import type { Observer, ObserverAttributes } from '../observer.js';
 export const PIPELINE_STEPS = [
   'validate_envelope',
   'resolve',
+  'era',
   'validate_input',
   'verify_signature',
   'authorize',

@@ -60,7 +60,7 @@ export function emergenceRecoveryExtensions(error: PlexusError | ErrorData): Jso
 
 /** `body` with `extensions` added (each key starts with `_x_`). */
 function extend(body: EmergenceMessage, extensions: JsonObject): EmergenceMessage {
-  return Object.keys(extensions).length === 0 ? body : ({ ...body, ...extensions });
+  return Object.keys(extensions).length === 0 ? body : { ...body, ...extensions };
 }
 
 function warningsExtension(warnings: readonly EraWarning[]): JsonObject {

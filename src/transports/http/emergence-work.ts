@@ -131,7 +131,14 @@ export function helloCard(message: Envelope): AgentCard {
  */
 export function helpRequest(message: Envelope, registry: Registry): Envelope {
   const data = isJsonObject(message.data) ? message.data : {};
-  const base = { id: message.id, kind: 'request' as const, from: message.from, to: message.to };
+  // `_x_` extensions travel on (routing: `_x_agentese_target`, `_x_agentese_fallback_policy`).
+  const base = {
+    id: message.id,
+    kind: 'request' as const,
+    from: message.from,
+    to: message.to,
+    ...(message.extensions === undefined ? {} : { extensions: message.extensions }),
+  };
   const named = data['verb'];
   if (named !== undefined) {
     const verb = typeof named === 'string' ? emergenceVerbName(named) : undefined;

@@ -1,6 +1,7 @@
 /**
  * The ESRP face (seed 001, D5): `POST /v1/execute` (sync), `POST /v1/jobs` (async),
- * `GET /v1/jobs/{id}` and `DELETE /v1/jobs/{id}` (cancel). The SSE stream of a job's events
+ * `GET /v1/jobs/{id}` and `DELETE /v1/jobs/{id}` (cancel), `GET /v1/jobs` (list, in
+ * `esrp-job-list.ts`). The SSE stream of a job's events
  * is in `esrp-events.ts`.
  *
  * A request body is read as text and parsed losslessly, so non-integer numbers are judged on
@@ -20,6 +21,7 @@ import type { Job } from '../../core/records/job.js';
 import { decodeEsrpRequestTyped } from '../../wire/esrp/request-codec.js';
 import { parseWireText } from '../../wire/registry.js';
 import { esrpAcceptedAnswer, esrpAnswerOfInvocation, esrpJobAnswer, type EsrpAnswer } from './esrp-answer.js';
+import { registerEsrpJobList } from './esrp-job-list.js';
 import { bodyText, type FaceScope } from './face-scope.js';
 import type { FaceRouteConfig } from './faces.js';
 
@@ -120,6 +122,8 @@ export function registerEsrpRoutes(app: FastifyInstance, scope: FaceScope): void
   app.post('/v1/jobs', ESRP_ROUTE, async (request, reply) =>
     submit(scope, reply, decodeEsrpHttpRequest(scope, request)),
   );
+
+  registerEsrpJobList(app, scope, ESRP_ROUTE); // GET /v1/jobs: the caller's jobs, newest first
 
   app.get('/v1/jobs/:id', ESRP_ROUTE, async (request, reply) => {
     const job = await visibleJob(scope, request, jobIdOf(request));

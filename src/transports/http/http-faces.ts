@@ -10,6 +10,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PlexusError } from '../../core/errors.js';
 import type { FaceComponents } from '../face-components.js';
+import { registerCapabilityRoutes } from './capability-routes.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
 import { registerEmergenceRoute } from './emergence-route.js';
 import { registerEsrpEvents } from './esrp-events.js';
@@ -87,7 +88,7 @@ export async function registerHttpFaces(
       const face = faceOfRequest(request);
       if (face === 'health') return;
       try {
-        scope.authenticated(request, await components.auth.authenticate(request.headers.authorization));
+        await scope.authenticate(request);
       } catch (error) {
         const refusal =
           error instanceof PlexusError
@@ -101,6 +102,7 @@ export async function registerHttpFaces(
     registerEsrpEvents(faces, scope);
     registerEmergenceRoute(faces, scope);
     registerDiscoveryRoutes(faces, scope);
+    registerCapabilityRoutes(faces, scope);
     done();
   });
 

@@ -140,7 +140,10 @@ describe('tool primitive', () => {
       const child = t.seen[0]!;
       expect(child.envelope.verb).toBe('search.web');
       expect(child.envelope.tenantId).toBe('acme');
-      expect(child.envelope.traceparent).toBe(traceparent);
+      // a child span: same trace id and flags, a new span id, the parent span named
+      expect(child.envelope.traceparent).toMatch(/^00-0af7651916cd43dd8448eb211c80319c-[0-9a-f]{16}-01$/);
+      expect(child.envelope.traceparent).not.toBe(traceparent);
+      expect(child.envelope.extensions?.['_x_agentese_parent_span_id']).toBe('b7ad6b7169203331');
       expect(child.envelope.sessionId).toBe('sess-a8c3f210');
       expect(child.caller).toBe('did:example:caller');
       const jobs = await t.log.read({ type: 'job.submitted' });
