@@ -11,7 +11,7 @@ import type { EventInput, EventLog, SignalOptions } from '../../store/event-log.
 import type { SnapshotStore } from '../../store/projection-snapshots.js';
 import { verifyProjectionView, type ProjectionCheck } from '../../store/projection-verify.js';
 import { projectionView, type ProjectionView } from '../../store/projection-view.js';
-import { keyedLock } from './keyed-lock.js';
+import { keyedLock } from '../keyed-lock.js';
 import {
   LEDGER_EVENTS,
   ledgerProjection,

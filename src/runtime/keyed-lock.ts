@@ -1,8 +1,14 @@
 /**
- * A per-key lock for the runtime's ledger: work for one key runs one at a time, in arrival
- * order; work for different keys runs freely. {@link KeyedLock.runAll} takes several keys
- * in sorted order, so two callers locking overlapping sets cannot deadlock. (The primitives
- * layer has its own; the runtime cannot import from the layer above it.)
+ * A per-key lock: work for one key runs one at a time, in arrival order; work for different
+ * keys runs freely. The budget ledger and the primitives use it so a check-then-append (a
+ * debit, a nonce, a counter) is atomic under concurrency: the check reads the projection, the
+ * append commits, and the projection has applied it before the next caller of that key checks.
+ * {@link KeyedLock.runAll} takes several keys in sorted order, so two callers locking
+ * overlapping sets cannot deadlock.
+ *
+ * @example
+ * const lock = keyedLock();
+ * await lock.run(sessionId, async () => { check(state()); await log.append(debit); });
  */
 
 /** Runs work under one key or a set of keys. */
@@ -11,7 +17,7 @@ export interface KeyedLock {
   run<T>(key: string, work: () => Promise<T> | T): Promise<T>;
   /** Runs `work` holding every key of `keys` (taken in sorted order). */
   runAll<T>(keys: readonly string[], work: () => Promise<T> | T): Promise<T>;
-  /** Keys with work queued or running. */
+  /** Keys with work queued or running (for tests and metrics). */
   readonly size: number;
 }
 
