@@ -127,6 +127,27 @@ function targeted(
   });
 }
 
+/** A started runtime over `log` whose policy `later` is `[queue-for-sync]` towards `peer`. */
+async function queueingRuntime(
+  log: EventLog,
+  peer: MemoryPeer,
+  queue: { retryMs: number; maxRetryMs: number; maxAttempts: number },
+): Promise<Runtime> {
+  const holder: { runtime?: Runtime } = {};
+  const router = routingInvoker({
+    transports: [memoryPeerTransport([peer])],
+    peerUrls: [FAR],
+    policies: fallbackPolicies({ policies: { later: ['queue-for-sync'] } }),
+    log,
+    runtime: () => holder.runtime as Runtime,
+    queue,
+  });
+  const runtime = createRuntime({ log, remote: router });
+  holder.runtime = runtime;
+  await runtime.start();
+  return runtime;
+}
+
 const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   for (const item of open.splice(0).reverse()) await item.close();
@@ -328,18 +349,7 @@ describe('routing invoker: fallback policies', () => {
     peer.up = false;
     const log = memoryEventLog();
     await log.start();
-    const holder: { runtime?: Runtime } = {};
-    const router = routingInvoker({
-      transports: [memoryPeerTransport([peer])],
-      peerUrls: [FAR],
-      policies: fallbackPolicies({ policies: { later: ['queue-for-sync'] } }),
-      log,
-      runtime: () => holder.runtime as Runtime,
-      queue: { retryMs: 5, maxRetryMs: 5, maxAttempts: 3 },
-    });
-    const runtime = createRuntime({ log, remote: router });
-    holder.runtime = runtime;
-    await runtime.start();
+    const runtime = await queueingRuntime(log, peer, { retryMs: 5, maxRetryMs: 5, maxAttempts: 3 });
     open.push({
       close: async () => {
         await runtime.stop({ drainMs: 0 });
@@ -364,21 +374,7 @@ describe('routing invoker: fallback policies', () => {
     const log = memoryEventLog();
     await log.start();
     open.push({ close: () => log.stop() });
-    const startOn = async (): Promise<Runtime> => {
-      const holder: { runtime?: Runtime } = {};
-      const router = routingInvoker({
-        transports: [memoryPeerTransport([peer])],
-        peerUrls: [FAR],
-        policies: fallbackPolicies({ policies: { later: ['queue-for-sync'] } }),
-        log,
-        runtime: () => holder.runtime as Runtime,
-        queue: { retryMs: 5, maxRetryMs: 20, maxAttempts: 10_000 },
-      });
-      const runtime = createRuntime({ log, remote: router });
-      holder.runtime = runtime;
-      await runtime.start();
-      return runtime;
-    };
+    const startOn = () => queueingRuntime(log, peer, { retryMs: 5, maxRetryMs: 20, maxAttempts: 10_000 });
     const first = await startOn();
     const { envelope } = await first.invoke(
       targeted('demo.work', { q: 'later' }, `${FAR}/worker`, { _x_agentese_fallback_policy: 'later' }),
