@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { generateApiKey, type GeneratedApiKey } from '../../src/security/auth/api-keys.js';
 
 export const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 export const BIN = join(ROOT, 'bin', 'plexus.js');
@@ -252,4 +253,23 @@ export async function get(
     // not JSON
   }
   return { status: response.status, body: parsed };
+}
+
+/** API keys of three callers (two tenants and one bound to no tenant) and the node config naming them. */
+export function tenantKeys(): {
+  readonly acme: GeneratedApiKey;
+  readonly globex: GeneratedApiKey;
+  readonly ops: GeneratedApiKey;
+  readonly config: string;
+} {
+  const acme = generateApiKey();
+  const globex = generateApiKey();
+  const ops = generateApiKey(); // authenticated, bound to no tenant
+  const config = `auth:
+  apiKeys:
+    - { hash: ${acme.hash}, subject: alice, tenant: acme }
+    - { hash: ${globex.hash}, subject: bob, tenant: globex }
+    - { hash: ${ops.hash}, subject: ops }
+`;
+  return { acme, globex, ops, config };
 }

@@ -1,21 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKey } from '../../src/security/auth/api-keys.js';
-import { built, cleanup, esrpRequest, startNode, type NodeProcess } from './harness.js';
+import { built, cleanup, esrpRequest, startNode, tenantKeys, type NodeProcess } from './harness.js';
 
 // GET /v1/jobs on a real node process with auth on and API keys bound to tenants: each caller
 // lists only its own tenant's jobs, newest first, page by page; bad parameters are 400s in the
 // ESRP error form naming the parameter.
 
-const acme = generateApiKey();
-const globex = generateApiKey();
-const ops = generateApiKey(); // authenticated, bound to no tenant
-
-const CONFIG = `auth:
-  apiKeys:
-    - { hash: ${acme.hash}, subject: alice, tenant: acme }
-    - { hash: ${globex.hash}, subject: bob, tenant: globex }
-    - { hash: ${ops.hash}, subject: ops }
-`;
+const { acme, globex, ops, config: CONFIG } = tenantKeys(); // ops: bound to no tenant
 
 type Key = { key: string } | undefined;
 

@@ -2,23 +2,13 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKey } from '../../src/security/auth/api-keys.js';
-import { BIN, built, cleanup, esrpRequest, startNode, type NodeProcess } from './harness.js';
+import { BIN, built, cleanup, esrpRequest, startNode, tenantKeys, type NodeProcess } from './harness.js';
 
 // Tenant isolation on every face of a real node process (auth on, API keys bound to tenants):
 // one tenant never reads, cancels, replays or watches another's jobs, sessions or memories,
 // and another tenant's job looks exactly like a missing one.
 
-const acme = generateApiKey();
-const globex = generateApiKey();
-const ops = generateApiKey(); // authenticated, bound to no tenant
-
-const CONFIG = `auth:
-  apiKeys:
-    - { hash: ${acme.hash}, subject: alice, tenant: acme }
-    - { hash: ${globex.hash}, subject: bob, tenant: globex }
-    - { hash: ${ops.hash}, subject: ops }
-`;
+const { acme, globex, ops, config: CONFIG } = tenantKeys(); // ops: bound to no tenant
 
 let node: NodeProcess;
 
