@@ -5,39 +5,17 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Envelope } from '../../src/core/envelope.js';
 import { createNode, type Node } from '../../src/node/index.js';
-import { defineAgent } from '../../src/runtime/index.js';
 import { keyPairFromSeed } from '../../src/security/ed25519.js';
 import { identityFromPublicKey } from '../../src/security/identity.js';
 import { signUcan, type Capabilities } from '../../src/security/ucan/index.js';
+import { notesAgent } from '../support/notes-agent.js';
 
 // A node with `capabilities.enabled`: every request's UCAN must cover the verb's scopes.
 
 const owner = keyPairFromSeed('0a'.repeat(32));
 const ownerDid = identityFromPublicKey(owner.publicKey).did;
 
-const notes = defineAgent({
-  card: {
-    id: 'notes',
-    name: 'Notes',
-    version: '1.0.0',
-    tier: 'L3',
-    capabilities: [{ verb: 'notes.entry.add', input: true, output: true }],
-  },
-  verbs: [
-    {
-      name: 'notes.entry.add',
-      version: 1,
-      status: 'stable',
-      input: true,
-      output: true,
-      effects: { writes: ['notes'] },
-      capabilities: ['notes:write'],
-      category: 'mutation',
-      deterministic: false,
-    },
-  ],
-  create: () => ({ 'notes.entry.add': (input) => ({ added: input }) }),
-});
+const notes = notesAgent;
 
 let node: Node | undefined;
 let dir: string | undefined;

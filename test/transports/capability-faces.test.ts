@@ -7,13 +7,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createNode, type Node } from '../../src/node/index.js';
-import { defineAgent } from '../../src/runtime/index.js';
 import { generateApiKey } from '../../src/security/auth/api-keys.js';
 import { keyPairFromSeed, type Ed25519KeyPair } from '../../src/security/ed25519.js';
 import { identityFromPublicKey } from '../../src/security/identity.js';
 import { createRevocation, signUcan, type Capabilities, type Ucan } from '../../src/security/ucan/index.js';
 import { remoteClient } from '../../src/sdk/remote-client.js';
 import { InvocationError } from '../../src/sdk/invocation-error.js';
+import { notesAgent } from '../support/notes-agent.js';
 
 interface Party {
   readonly key: Ed25519KeyPair;
@@ -33,29 +33,7 @@ const WRITE: Capabilities = {
 };
 const READ_ONLY: Capabilities = { 'agentese:verb/notes.entry.add': { 'notes/read': [{}] } };
 
-const notes = defineAgent({
-  card: {
-    id: 'notes',
-    name: 'Notes',
-    version: '1.0.0',
-    tier: 'L3',
-    capabilities: [{ verb: 'notes.entry.add', input: true, output: true }],
-  },
-  verbs: [
-    {
-      name: 'notes.entry.add',
-      version: 1,
-      status: 'stable',
-      input: true,
-      output: true,
-      effects: { writes: ['notes'] },
-      capabilities: ['notes:write'],
-      category: 'mutation',
-      deterministic: false,
-    },
-  ],
-  create: () => ({ 'notes.entry.add': (input) => ({ added: input }) }),
-});
+const notes = notesAgent;
 
 const apiKey = generateApiKey();
 let node: Node;
