@@ -33,6 +33,20 @@ export interface CapabilityGate {
   revoke(message: unknown, options?: SignalOptions): Promise<UcanRevocation>;
 }
 
+/**
+ * True while the capability container still authenticates (no link expired or revoked since):
+ * what a long-lived connection or stream checks before it goes on serving (a cached chain
+ * check; time and revocations are re-checked on every hit).
+ */
+export function credentialStillValid(gate: CapabilityGate, container: string): boolean {
+  try {
+    gate.authenticate(container);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Injected dependencies of {@link capabilityGate}. */
 export interface CapabilityGateComponents {
   readonly verifier: UcanVerifier;

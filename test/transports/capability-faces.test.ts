@@ -13,6 +13,7 @@ import { identityFromPublicKey } from '../../src/security/identity.js';
 import { createRevocation, signUcan, type Capabilities, type Ucan } from '../../src/security/ucan/index.js';
 import { remoteClient } from '../../src/sdk/remote-client.js';
 import { InvocationError } from '../../src/sdk/invocation-error.js';
+import { defineAgent } from '../../src/runtime/index.js';
 import { notesAgent } from '../support/notes-agent.js';
 
 interface Party {
@@ -35,6 +36,36 @@ const READ_ONLY: Capabilities = { 'agentese:verb/notes.entry.add': { 'notes/read
 
 const notes = notesAgent;
 
+/** Releases the running `notes.entry.hold` jobs (each waits until this is called). */
+let releaseHolds: () => void = () => undefined;
+const held = new Promise<void>((resolve) => {
+  releaseHolds = resolve;
+});
+/** `notes.entry.hold`: a mutation like `add` that finishes only when the test releases it. */
+const hold = defineAgent({
+  card: {
+    id: 'hold',
+    name: 'Hold',
+    version: '1.0.0',
+    tier: 'L3',
+    capabilities: [{ verb: 'notes.entry.hold', input: true, output: true }],
+  },
+  verbs: [
+    {
+      name: 'notes.entry.hold',
+      version: 1,
+      status: 'stable',
+      input: true,
+      output: true,
+      effects: { writes: ['notes'] },
+      capabilities: ['notes:write'],
+      category: 'mutation',
+      deterministic: false,
+    },
+  ],
+  create: () => ({ 'notes.entry.hold': async () => held.then(() => ({ held: true })) }),
+});
+
 const apiKey = generateApiKey();
 let node: Node;
 let dir: string;
@@ -45,7 +76,7 @@ beforeAll(async () => {
     dataDir: dir,
     port: 0,
     primitives: false,
-    agents: [notes],
+    agents: [notes, hold],
     apiKeys: [{ hash: apiKey.hash, subject: 'ci' }],
     capabilities: { enabled: true, roots: [owner.did] },
   });
@@ -532,6 +563,40 @@ describe('revocation over the wire', () => {
     rpc.ws.send(JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'notes.entry.add', params: {} }));
     expect(await rpc.closed).toBe(1008);
     expect((await upgradeStatus(bearer(c))).status).toBe(401);
+  });
+
+  it('ends an open SSE stream at its next event once the token is revoked', async () => {
+    const c = chain({ grant: { ...WRITE, 'agentese:verb/notes.entry.hold': { 'notes/write': [{}] } } });
+    const submitted = await fetch(`${node.url}/v1/jobs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(c) },
+      body: JSON.stringify({
+        ...(JSON.parse(esrpBody('hold')) as Record<string, unknown>),
+        target: { service: 'notes.entry', operation: 'hold' },
+        mode: { type: 'async', timeout_ms: 10000 },
+      }),
+    });
+    expect(submitted.status).toBe(202);
+    const { job } = (await submitted.json()) as { job: { job_id: string } };
+    const stream = await fetch(`${node.url}/v1/jobs/${job.job_id}/events`, { headers: bearer(c) });
+    expect(stream.status).toBe(200);
+    const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('event: job_started')) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      text += decoder.decode(chunk.value, { stream: true });
+    }
+    expect(text).toContain('event: job_started');
+    const done = await revoke(bearer(c), createRevocation(alice.key, c.leaf.cid));
+    expect(done.status).toBe(201);
+    releaseHolds(); // the job now succeeds: its last event must not reach the revoked holder
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      text += decoder.decode(chunk.value, { stream: true });
+    }
+    expect(text).toContain(': the credential expired or was revoked');
+    expect(text).not.toContain('event: job_succeeded');
   });
 
   it('refuses a revocation by someone outside the chain (403) and a bad signature (401)', async () => {

@@ -19,6 +19,7 @@ import type { EsrpJobEventName } from '../../runtime/events.js';
 import type { JobEvent } from '../../runtime/job-events.js';
 import { errorDataOf, esrpErrorOf, esrpOutputsOf } from './esrp-answer.js';
 import { ESRP_ROUTE, visibleJob } from './esrp-routes.js';
+import { credentialStillValid } from '../capability-gate.js';
 import { SERVER_CLOSING, type FaceScope } from './face-scope.js';
 
 /** The ESRP job state after each SSE event. */
@@ -136,13 +137,30 @@ export function registerEsrpEvents(app: FastifyInstance, scope: FaceScope): void
       controller.abort();
     };
     res.on('close', stop);
+    // A UCAN credential is checked again before each event and each heartbeat: a revoked or
+    // expired link ends the stream (a comment says why; reconnect with a valid credential).
+    const gate = scope.components.capabilities;
+    const container = scope.capabilityOf(request);
+    const revoked =
+      scope.principalOf(request)?.kind !== 'ucan' || gate === undefined || container === undefined
+        ? (): boolean => false
+        : (): boolean => !credentialStillValid(gate, container);
+    const REVOKED = ': the credential expired or was revoked; reconnect with a valid one\n\n';
     const heartbeat = setInterval(() => {
-      if (!res.writableEnded) res.write(': heartbeat\n\n');
+      if (res.writableEnded) return;
+      if (revoked()) {
+        res.write(REVOKED);
+        controller.abort();
+      } else res.write(': heartbeat\n\n');
     }, scope.settings.heartbeatMs);
     heartbeat.unref();
     let last = after;
     try {
       for await (const event of runtime.watchJob(id, { afterSeq: after, signal: controller.signal })) {
+        if (revoked()) {
+          res.write(REVOKED);
+          break;
+        }
         if (event.seq <= last) continue;
         last = event.seq;
         if (!res.write(formatSseEvent(event))) await drained(res, controller.signal);

@@ -11,7 +11,7 @@ import { PlexusError, toPlexusError } from '../../core/errors.js';
 import { bearerChallenge } from '../../security/auth/index.js';
 import { silentLogger } from '../face-components.js';
 import type { FaceComponents } from '../face-components.js';
-import type { CapabilityGate } from '../capability-gate.js';
+import { credentialStillValid } from '../capability-gate.js';
 import { authenticateCredential, type AuthenticatedCredential } from '../ucan-credential.js';
 import { openConnection } from './connection.js';
 import type { Connection } from './connection.js';
@@ -75,15 +75,6 @@ export interface WsJsonRpcFace {
   close(): Promise<void>;
   /** The number of open connections. */
   connectionCount(): number;
-}
-
-function isStillValid(gate: CapabilityGate, container: string): boolean {
-  try {
-    gate.authenticate(container);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function positiveInt(
@@ -172,7 +163,7 @@ export function attachWsJsonRpc(
       // A UCAN credential is checked again on every message: a revoked or expired link ends it.
       ...(principal.kind !== 'ucan' || gate === undefined || capability === undefined
         ? {}
-        : { credentialValid: () => isStillValid(gate, capability) }),
+        : { credentialValid: () => credentialStillValid(gate, capability) }),
       remoteAddress: request.socket.remoteAddress ?? '',
       runtime: components.runtime,
       auth: components.auth,
