@@ -5,7 +5,8 @@
  * Group commit: `append` checks its input at once, then queues it. The first append into an
  * idle log schedules a flush on `setImmediate`, so every append made in the same turn of the
  * event loop joins that batch; appends arriving while a commit is in flight wait and form
- * the next batch. A batch is sealed (seq, prev, cid, time), committed in one backend
+ * the next batch. On a backend that seals and commits off this thread, a queue that reaches
+ * {@link EAGER_BATCH_EVENTS} events is handed over at once, so the two threads overlap. A batch is sealed (seq, prev, cid, time), committed in one backend
  * transaction, and only then are its callers' promises resolved and subscribers fed.
  * Live projection views get each committed batch synchronously through the log's tap
  * (`live-tap.ts`) before the callers' promises resolve; the backend receives the canonical
@@ -65,8 +66,15 @@ interface Pending {
 
 type State = 'idle' | 'starting' | 'running' | 'stopping';
 
-/** Most batches handed to a backend's `sealAndCommit` at once (one committing, one waiting). */
-const MAX_IN_FLIGHT = 2;
+/** Most batches handed to a backend's `sealAndCommit` at once (one committing, the rest waiting). */
+const MAX_IN_FLIGHT = 4;
+
+/**
+ * On the `sealAndCommit` path, queued events that are handed over at once, without waiting for
+ * the end of the event loop's turn (Perf-P4-001): the writer thread commits them while this
+ * thread goes on with the turn's other work, instead of the two threads taking turns.
+ */
+const EAGER_BATCH_EVENTS = 64;
 
 function cancelled(signal: AbortSignal): PlexusError {
   return new PlexusError('CANCELLED', 'the event log call was aborted', { cause: signal.reason });
@@ -89,6 +97,8 @@ export function createEventLog(backend: EventLogBackend, init: EventLogInit = {}
   let starting: Promise<void> | undefined;
   let stopping: Promise<void> | undefined;
   let queue: Pending[] = [];
+  /** Events in `queue`. */
+  let queuedEvents = 0;
   let flushing = false;
   let scheduled = false;
   let drained: (() => void) | undefined;
@@ -125,6 +135,7 @@ export function createEventLog(backend: EventLogBackend, init: EventLogInit = {}
     }
     const batch = queue.slice(0, n);
     queue = queue.slice(n);
+    queuedEvents -= count;
     return batch;
   };
 
@@ -285,12 +296,23 @@ export function createEventLog(backend: EventLogBackend, init: EventLogInit = {}
           const i = queue.indexOf(pending);
           if (i >= 0) {
             queue.splice(i, 1);
+            queuedEvents -= pending.inputs.length;
             reject(cancelled(signal));
           }
         };
         signal.addEventListener('abort', pending.onAbort, { once: true });
       }
       queue.push(pending);
+      queuedEvents += inputs.length;
+      if (
+        sealing !== undefined &&
+        queuedEvents >= EAGER_BATCH_EVENTS &&
+        inFlight < MAX_IN_FLIGHT &&
+        !resync
+      ) {
+        pump(sealing); // hand a full batch over now; the rest of the turn joins the next one
+        return;
+      }
       if (!flushing && !scheduled) {
         scheduled = true;
         setImmediate(kick);

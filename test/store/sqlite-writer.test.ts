@@ -123,6 +123,33 @@ describe('sqliteEventLog writer thread', () => {
     await log.stop();
   });
 
+  it('hands full batches over within a turn and still drops appends aborted while queued', async () => {
+    const log = sqliteEventLog({ dir });
+    await log.start();
+    const aborts: AbortController[] = [];
+    const pending = Array.from({ length: 300 }, (_, i) => {
+      if (i % 7 !== 3) return log.append(ev('p.q', { i }));
+      const controller = new AbortController();
+      aborts.push(controller);
+      return log.append(ev('p.q', { i }), { signal: controller.signal });
+    });
+    // Aborted in the same turn: those still queued are dropped, those handed over are committed.
+    for (const controller of aborts) controller.abort();
+    const settled = await Promise.allSettled(pending);
+    const committed = settled.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
+    const dropped = settled.filter((r) => r.status === 'rejected');
+    for (const r of dropped) expect((r.reason as { code?: string }).code).toBe('CANCELLED');
+    expect(dropped.length).toBeGreaterThan(0); // the last ones of the turn were still queued
+    settled.forEach((r, i) => {
+      if (i % 7 !== 3) expect(r.status).toBe('fulfilled');
+    });
+    const seqs = committed.map((e) => e.seq).sort((a, b) => a - b);
+    expect(seqs).toEqual(Array.from({ length: committed.length }, (_, i) => i + 1));
+    expect(await log.verifyChain()).toMatchObject({ ok: true, count: committed.length });
+    expect(await log.read({ type: 'p.q' })).toHaveLength(committed.length);
+    await log.stop();
+  });
+
   it('fails a commit the database refuses, and the batch numbered after it, then goes on', async () => {
     const log = sqliteEventLog({ dir });
     await log.start();
