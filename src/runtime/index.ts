@@ -125,7 +125,6 @@ export {
 export { JOB_EXTENSION, errorEnvelope, responseEnvelope, type AnswerMeta } from './pipeline/encode.js';
 export {
   WARNINGS_EXTENSION,
-  eraSpecOf,
   eraStatusAt,
   eraStep,
   eraWarning,

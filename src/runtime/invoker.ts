@@ -25,7 +25,7 @@ import { jobEntryFromLog, type JobEntry, type JobsState } from './jobs-projectio
 import type { Observer } from './observer.js';
 import { authenticateStep, authorizeStep, principalOf, type Authorizer } from './pipeline/authorize.js';
 import { runPreEffects, type PreEffect } from './pipeline/effects.js';
-import { eraSpecOf, eraStep } from './pipeline/era.js';
+import { eraStep } from './pipeline/era.js';
 import { runStep } from './pipeline/steps.js';
 import { validateEnvelopeStep } from './pipeline/validate-envelope.js';
 import { validateInputStep } from './pipeline/validate-input.js';
@@ -178,7 +178,7 @@ export async function accept(
   const routed = runStep(observer, 'resolve', attrs, () => resolveTargets(c.registry, request, c.routes));
   // Seed 002 §10: a sunset era is refused here, before its input is even looked at.
   const resolved = runStep(observer, 'era', attrs, () =>
-    eraStep(routed, (agentId) => eraSpecOf(c.registry, agentId, request.verb), c.now()),
+    eraStep(routed, (agentId) => c.registry.verbSpec(agentId, request.verb), c.now()),
   );
   const resolution: Resolution = runStep(observer, 'validate_input', attrs, () =>
     validateInputStep(resolved, request.data, c.validator),

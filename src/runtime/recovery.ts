@@ -24,7 +24,7 @@ import type { Observer } from './observer.js';
 import type { Registry } from './registry.js';
 import { resolveTargets, type Resolution } from './router.js';
 import type { TargetRoutes } from './remote.js';
-import { SYNC_EXTENSION } from './routing/delivery.js';
+import { isSyncDelivery } from './routing/delivery.js';
 
 /** The effects that leave the world unchanged, so running a verb again is harmless. */
 const HARMLESS_EFFECTS: ReadonlySet<string> = new Set(['reads', 'audits']);
@@ -101,7 +101,7 @@ export function planRecovery(jobs: JobsState, registry: Registry, routes?: Targe
     const agents = entry.agents ?? resolution.candidates.map((c) => c.card.id);
     // A queue-for-sync delivery never ran here, and the far node dedupes the same request: safe.
     const safe =
-      entry.request.extensions?.[SYNC_EXTENSION] !== undefined ||
+      isSyncDelivery(entry.request) ||
       (agents.length > 0 && agents.every((agent) => isRerunSafe(registry.verbSpec(agent, entry.job.verb))));
     if (safe) requeue.push({ entry, resolution });
     else

@@ -40,7 +40,7 @@ import { createSupervisor, type AgentSupervisor } from './supervisor.js';
 import { createAgentTree, type AgentTree } from './agent-tree.js';
 import { checkAgentTree } from './agent-tree-check.js';
 import { runtimeEffects } from './effects/runtime-effects.js';
-import { SYNC_EXTENSION } from './routing/delivery.js';
+import { isSyncDelivery } from './routing/delivery.js';
 
 const NEVER = new AbortController().signal;
 
@@ -275,7 +275,7 @@ export function createRuntime(init: RuntimeInit): Runtime {
           // Queued deliveries (queue-for-sync) outlive the node: left unfinished in the log, they
           // are run again at the next start. Everything else is cancelled.
           for (const [id, job] of [...runner.active]) {
-            if (job.request.extensions?.[SYNC_EXTENSION] !== undefined && job.mode === 'async') {
+            if (isSyncDelivery(job.request) && job.mode === 'async') {
               runner.release(id, 'the node is stopping');
             } else runner.cancel(id, 'the node is stopping');
           }

@@ -111,14 +111,6 @@ export function sunsetError(spec: VerbSpec, calledVerb: string): PlexusError {
 }
 
 /**
- * The spec of the era of `verb` that agent `agentId` serves: with `@version`, the spec of
- * exactly that era; without, the agent's spec of that name (the era a bare name reaches).
- */
-export function eraSpecOf(registry: Registry, agentId: string, verb: string): VerbSpec | undefined {
-  return registry.verbSpec(agentId, verb);
-}
-
-/**
  * Pipeline step `era`: the resolution without the candidates whose era is sunset at `nowMs`.
  *
  * @throws PlexusError `VERB_SUNSET` (with `fallbackVerb` = the replacement) when every
@@ -158,7 +150,7 @@ export function eraWarnings(
   const out: EraWarning[] = [];
   const seen = new Set<string>();
   for (const id of ids) {
-    const spec = eraSpecOf(registry, id, verb);
+    const spec = registry.verbSpec(id, verb);
     if (spec === undefined || eraStatusAt(spec, nowMs) !== 'deprecated') continue;
     const warning = eraWarning(spec, nowMs);
     if (seen.has(warning.verb)) continue;

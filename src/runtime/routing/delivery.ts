@@ -10,6 +10,11 @@ import { asChildSpan } from './trace.js';
 /** The extension marking a request queued for sync (its delivery job). */
 export const SYNC_EXTENSION = '_x_plexus_sync';
 
+/** True when `request` is the request of a delivery job (queued for sync). */
+export function isSyncDelivery(request: Envelope): boolean {
+  return request.extensions?.[SYNC_EXTENSION] !== undefined;
+}
+
 /** Where the router logs (a pino-like logger). */
 export interface RoutingLogger {
   warn(fields: Record<string, unknown>, message: string): void;

@@ -16,6 +16,7 @@ import type { RemoteCallContext } from '../remote.js';
 import type { Runtime } from '../runtime-types.js';
 import { ROUTING_EVENTS } from './answer-cache.js';
 import { SYNC_EXTENSION, isDeliveryFailure, outgoing, type RoutingLogger } from './delivery.js';
+export { isSyncDelivery } from './delivery.js';
 import { queuedAnswer } from './fallback-answers.js';
 import { TARGET_EXTENSION, type RouteTarget } from './target.js';
 
@@ -101,11 +102,6 @@ function sleepFor(ms: number, signal: AbortSignal): Promise<void> {
     }, ms);
     signal.addEventListener('abort', onAbort, { once: true });
   });
-}
-
-/** True when `request` is the request of a delivery job. */
-export function isSyncDelivery(request: Envelope): boolean {
-  return request.extensions?.[SYNC_EXTENSION] !== undefined;
 }
 
 /**
