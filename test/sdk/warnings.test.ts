@@ -8,20 +8,14 @@ import type { VerbSpec } from '../../src/core/records/verb-spec.js';
 import { defineAgent } from '../../src/runtime/index.js';
 import { InvocationError, createPlexus, remoteClient, type EraWarning } from '../../src/sdk/index.js';
 import { esrpWarningsOf } from '../../src/sdk/warnings.js';
+import { spec } from '../runtime/helpers.js';
 import { startNode, type TestNode } from '../transports/http/helpers.js';
 
-const era = (name: string, status: VerbSpec['status'], sunsetAt: string): VerbSpec => ({
-  name,
-  version: 1,
-  status,
-  input: true,
-  output: true,
-  effects: {},
-  capabilities: [],
-  category: 'query',
-  deterministic: true,
-  deprecation: { deprecatedAt: '2020-01-01', sunsetAt, replacement: 'eras.fresh@1' },
-});
+const era = (name: string, status: VerbSpec['status'], sunsetAt: string): VerbSpec =>
+  spec(name, {
+    status,
+    deprecation: { deprecatedAt: '2020-01-01', sunsetAt, replacement: 'eras.fresh@1' },
+  });
 
 let node: TestNode;
 
