@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { MCP_NAMES, subjects as baselines } from './node/baselines.js';
 import { esrpEchoCheck, esrpEchoRequest, wsEchoRequest } from './node/plexus.js';
 import { runBench, settingsFromEnv } from './node/runner.js';
+import { measureLogFloor } from './node/log-floor.js';
 import { startServerProcess } from './node/server-process.js';
 
 /** Row names of the Plexus faces, used by the targets below. */
@@ -64,14 +65,30 @@ export const subjects = [
  * stateful modes are the faster, stricter bar.
  * @type {import('./node/report.js').Target[]}
  */
+/** The bare server over the same transport and load client as each Plexus face. */
+const TRANSPORT = { [PLEXUS_HTTP]: 'node:http echo', [PLEXUS_WS]: 'ws JSON-RPC echo' };
+
 export const targets = [
-  { subject: PLEXUS_HTTP, baseline: 'node:http echo', min: 0.3, label: '>= 30% of bare node:http' },
-  { subject: PLEXUS_WS, baseline: 'ws JSON-RPC echo', min: 0.3, label: '>= 30% of bare ws' },
+  {
+    subject: PLEXUS_HTTP,
+    baseline: 'node:http echo',
+    min: 0.3,
+    label: '>= 30% of bare node:http',
+    transport: TRANSPORT[PLEXUS_HTTP],
+  },
+  {
+    subject: PLEXUS_WS,
+    baseline: 'ws JSON-RPC echo',
+    min: 0.3,
+    label: '>= 30% of bare ws',
+    transport: TRANSPORT[PLEXUS_WS],
+  },
   ...[PLEXUS_HTTP, PLEXUS_WS].map((subject) => ({
     subject,
     baseline: MCP_NAMES,
     min: 20,
     label: '>= 20x the MCP SDK over Streamable HTTP',
+    transport: TRANSPORT[subject],
   })),
   // For scale: how far the bare transports themselves clear the 20x bar in this harness (the
   // ceiling a Plexus face over the same transport and client can approach, never pass).
@@ -84,5 +101,11 @@ export const targets = [
 ];
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  await runBench({ module: import.meta.url, subjects, targets, ...settingsFromEnv(process.env) });
+  await runBench({
+    module: import.meta.url,
+    subjects,
+    targets,
+    logFloor: measureLogFloor,
+    ...settingsFromEnv(process.env),
+  });
 }

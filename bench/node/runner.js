@@ -3,7 +3,7 @@
 import os from 'node:os';
 import { median } from '../lib.js';
 import { forkLoad } from './load.js';
-import { ratioLines, table } from './report.js';
+import { budgetLines, ratioLines, table } from './report.js';
 
 /**
  * @typedef {object} BenchInit
@@ -15,6 +15,8 @@ import { ratioLines, table } from './report.js';
  * @property {number} warmupSeconds unmeasured seconds before each measurement
  * @property {number} rounds rounds over all subjects (alternating order); each column is the median
  * @property {string[]} only run only subjects whose name contains one of these (case-insensitive); all when empty
+ * @property {() => Promise<{ usPerCall: number, eventsPerCall: number }>} [logFloor] measures the event
+ *   log's own CPU per call after the subjects, for the floor in the budget lines
  */
 
 /**
@@ -118,9 +120,27 @@ export async function runBench(init) {
       },
     ];
   });
-  console.log(table(rows, failures));
+  const cores = os.cpus().length;
+  console.log(table(rows, failures, cores));
   const notes = selected.filter((s) => s.note !== undefined).map((s) => `- ${s.name}: ${s.note}`);
   if (notes.length > 0) console.log(`\n${notes.join('\n')}`);
   console.log(`\nTargets (throughput ratios, same run):\n\n${ratioLines(rows, init.targets).join('\n')}`);
+  let log;
+  if (init.logFloor !== undefined && rows.length > 0) {
+    try {
+      log = await init.logFloor();
+      console.log(
+        `\nThe event log alone (bench/node/log-floor.js): the ${log.eventsPerCall} events of a sync echo call cost ${log.usPerCall.toFixed(1)} µs CPU per call on SQLite, with no face, runtime or projection.`,
+      );
+    } catch (err) {
+      console.error(`log floor: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  const budget = budgetLines(rows, init.targets, cores, log);
+  if (budget.length > 0) {
+    console.log(
+      `\nWhat the targets ask of this machine (${cores}-core ceiling: the req/s at which the server and its load generator would keep every core busy at this run's CPU per request):\n\n${budget.join('\n')}`,
+    );
+  }
   return { rows, failures };
 }

@@ -1,0 +1,90 @@
+// The benchmark report's arithmetic (bench/node/report.js): the 2-core ceiling of a row and
+// the budget lines that say whether a target is within what the machine allows. Pure
+// functions over made-up rows; no load is run.
+import { describe, expect, it } from 'vitest';
+import { budgetLines, ceiling, ratioLines, table, type Row, type Target } from '../../bench/node/report.js';
+
+function row(name: string, rps: number, serverCpu: number, loadCpu: number): Row {
+  return {
+    name,
+    client: 'http',
+    clients: 50,
+    sent: rps,
+    ok: rps,
+    errors: 0,
+    firstError: undefined,
+    seconds: 1,
+    rps,
+    p50: 1,
+    p90: 2,
+    p99: 3,
+    max: 4,
+    serverCpu,
+    loadCpu,
+    serverMainCpu: serverCpu,
+    serverUsPerCall: (serverCpu * 1e6) / rps,
+    rounds: 1,
+    rpsMin: rps,
+    rpsMax: rps,
+  };
+}
+
+// bare: 10,000 req/s, server 50 µs + load 100 µs per request; face: 2,000 req/s, 400 µs + 50 µs.
+const bare = row('bare', 10_000, 0.5, 1.0);
+const face = row('face', 2_000, 0.8, 0.1);
+const slow = row('slow', 100, 0.5, 0.5);
+
+describe('bench report', () => {
+  it('puts the 2-core ceiling where server and load generator would fill both cores', () => {
+    expect(ceiling(bare, 2)).toBeCloseTo((10_000 * 2) / 1.5);
+    expect(ceiling(face, 2)).toBeCloseTo((2_000 * 2) / 0.9);
+    expect(ceiling({ ...bare, loadCpu: undefined }, 2)).toBeUndefined();
+    expect(table([bare], new Map(), 2)).toContain('| 13,333 |');
+  });
+
+  it('says a target is beyond the floor when the transport, the client and the log alone exceed the cores', () => {
+    const target: Target = {
+      subject: 'face',
+      baseline: 'slow',
+      min: 100,
+      label: '>= 100x slow',
+      transport: 'bare',
+    };
+    // needs 10,000 req/s; floor 50 + 100 + 100 µs = 250 µs → at most 8,000 req/s on 2 cores
+    const [line] = budgetLines([bare, face, slow], [target], 2, { usPerCall: 100, eventsPerCall: 4 });
+    expect(line).toContain('needs 10,000 req/s');
+    expect(line).toContain('= 250 µs CPU per call, at most 8,000 req/s on 2 cores');
+    expect(line).toContain('CANNOT be met on this machine');
+  });
+
+  it('gives no verdict when the target is under the floor, and names only the baselines beyond it', () => {
+    const reachable: Target = {
+      subject: 'face',
+      baseline: 'slow',
+      min: 10,
+      label: '>= 10x slow',
+      transport: 'bare',
+    };
+    const [under] = budgetLines([bare, face, slow], [reachable], 2, { usPerCall: 100, eventsPerCall: 4 });
+    expect(under).toContain('needs 1,000 req/s');
+    expect(under).not.toContain('CANNOT');
+    const fast = row('fast', 1_000, 0.5, 0.5);
+    const mixed: Target = {
+      subject: 'face',
+      baseline: ['slow', 'fast'],
+      min: 20,
+      label: '>= 20x',
+      transport: 'bare',
+    };
+    // needs 2,000 (slow) and 20,000 (fast); at most 8,000
+    const [line] = budgetLines([bare, face, slow, fast], [mixed], 2, { usPerCall: 100, eventsPerCall: 4 });
+    expect(line).toContain('needs 2,000–20,000 req/s');
+    expect(line).toContain('CANNOT be met here against fast');
+  });
+
+  it('skips targets without a transport and keeps the ratio lines', () => {
+    const plain: Target = { subject: 'face', baseline: 'bare', min: 0.3, label: '>= 30% of bare' };
+    expect(budgetLines([bare, face], [plain], 2)).toEqual([]);
+    expect(ratioLines([bare, face], [plain])).toEqual(['- face >= 30% of bare: 20% of bare — NOT MET']);
+  });
+});
