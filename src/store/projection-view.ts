@@ -5,7 +5,7 @@
 import { PlexusError, toPlexusError } from '../core/errors.js';
 import { sha256Hex } from '../core/hash.js';
 import type { JsonValue } from '../core/json.js';
-import { normalizeFilter } from './event-filter.js';
+import { matchesFilter, normalizeFilter } from './event-filter.js';
 import type { EventLog, SignalOptions } from './event-log.js';
 import {
   applyEvent,
@@ -25,7 +25,8 @@ export interface ProjectionViewInit<S> {
   /** Where to load snapshots from at start and save them to. @default none (always rebuild) */
   readonly snapshots?: SnapshotStore;
   /**
-   * Save a snapshot after this many applied events (and at `stop()`); 0 saves only at stop.
+   * Save a snapshot after this many applied events — events the projection's filter lets
+   * through (and at `stop()`); 0 saves only at stop.
    * @default 10000
    */
   readonly snapshotEvery?: number;
@@ -135,9 +136,14 @@ export function projectionView<S>(init: ProjectionViewInit<S>): ProjectionView<S
   };
 
   const applyOne = (event: Event): void => {
-    state = applyEvent(projection, filter, state, event);
+    // Only events the filter lets through count towards the next snapshot: a projection that
+    // other events pass by (the registry, the budget ledger) is not re-saved, whole, every
+    // `every` events of unrelated traffic (Perf-P5-001).
+    const applies = matchesFilter(event, filter);
+    if (applies) state = applyEvent(projection, filter, state, event);
     seq = event.seq;
     cid = event.cid;
+    if (!applies) return;
     sinceSnapshot++;
     if (every > 0 && sinceSnapshot >= every) {
       sinceSnapshot = 0;

@@ -207,6 +207,33 @@ describe('projections', () => {
       expect((await snapshots.load('jobs'))?.seq).toBe(6);
     });
 
+    it('counts only the events its filter lets through towards the next snapshot', async () => {
+      const snapshots = memorySnapshotStore();
+      const saved: number[] = [];
+      const counting = {
+        ...snapshots,
+        save: (s: Parameters<typeof snapshots.save>[0]) => (saved.push(s.seq), snapshots.save(s)),
+      };
+      const view = projectionView({ log, projection: jobs, snapshots: counting, snapshotEvery: 2 });
+      await view.start();
+      await new Promise((r) => setTimeout(r, 5));
+      saved.length = 0; // what catching up with the log's first events saved
+      // 20 events the filter (job.*) passes by: no snapshot, however many
+      const other = await log.append(Array.from({ length: 20 }, (_, i) => ev('agent.seen', { id: `a${i}` })));
+      await view.waitFor(other[other.length - 1]!.seq);
+      await new Promise((r) => setTimeout(r, 5));
+      expect(saved).toEqual([]);
+      expect(view.position()).toBe(other[other.length - 1]!.seq);
+      // two applied events: one snapshot, at one of them (catching up left the count at 0 or 1)
+      const first = await log.append(ev('job.x', { id: 'p' }));
+      const second = await log.append(ev('job.y', { id: 'q' }));
+      await view.waitFor(second.seq);
+      await new Promise((r) => setTimeout(r, 5));
+      expect(saved).toHaveLength(1);
+      expect([first.seq, second.seq]).toContain(saved[0]);
+      await view.stop();
+    });
+
     it('ignores a snapshot of another log, of another version, or with a wrong digest', async () => {
       const snapshots = memorySnapshotStore();
       const view = projectionView({ log, projection: jobs, snapshots });
