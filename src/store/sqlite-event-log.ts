@@ -47,6 +47,33 @@ export interface SqliteEventLogInit extends EventLogInit {
    * @default 'thread'
    */
   readonly writer?: 'thread' | 'main';
+  /**
+   * WAL pages (4 KiB each) after which a commit copies the write-ahead log back into the
+   * database file (SQLite `wal_autocheckpoint`). Each checkpoint stalls the writer while it
+   * writes and syncs the file; an append-only log rewrites the same tail pages in every
+   * commit, so a longer interval copies each of them once instead of many times and stalls
+   * less often. The WAL file is trimmed back to {@link WAL_SIZE_LIMIT_BYTES} after a
+   * checkpoint. A whole number ≥ 100.
+   * @default DEFAULT_CHECKPOINT_PAGES (10000, about 40 MiB of WAL)
+   */
+  readonly checkpointPages?: number;
+}
+
+/** The default {@link SqliteEventLogInit.checkpointPages} (Perf-P5-002). */
+export const DEFAULT_CHECKPOINT_PAGES = 10_000;
+
+/** The size, in bytes, the WAL file is trimmed back to after a checkpoint (`journal_size_limit`). */
+export const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/** @throws PlexusError `INVALID_PARAMS` unless `pages` is a whole number ≥ 100. */
+function checkCheckpointPages(pages: number): number {
+  if (!Number.isSafeInteger(pages) || pages < 100) {
+    throw new PlexusError(
+      'INVALID_PARAMS',
+      `checkpointPages must be a whole number of at least 100 WAL pages, got ${String(pages)}`,
+    );
+  }
+  return pages;
 }
 
 /** The SQLite event log, with the path of its database file. */
@@ -166,6 +193,7 @@ function sqliteBackend(
   dir: string,
   synchronous: 'normal' | 'full',
   threaded: boolean,
+  checkpointPages: number,
 ): EventLogBackend {
   let db: Database.Database | undefined;
   let writer: SqliteWriter | undefined;
@@ -202,6 +230,8 @@ function sqliteBackend(
         handle.pragma('journal_mode = WAL');
         handle.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
         handle.pragma('busy_timeout = 5000');
+        handle.pragma(`wal_autocheckpoint = ${checkpointPages}`);
+        handle.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
         const version = handle.pragma('user_version', { simple: true }) as number;
         if (version > EVENT_DB_SCHEMA_VERSION) {
           throw new PlexusError(
@@ -252,7 +282,13 @@ function sqliteBackend(
       const row = lastRow.get() as { seq: number; cid: string } | undefined;
       const head: EventLogHead = row === undefined ? { seq: 0, cid: null } : { seq: row.seq, cid: row.cid };
       if (!threaded) return head;
-      return startSqliteWriter({ path, synchronous, description }).then(
+      return startSqliteWriter({
+        path,
+        synchronous,
+        description,
+        checkpointPages,
+        walSizeLimitBytes: WAL_SIZE_LIMIT_BYTES,
+      }).then(
         (started) => {
           writer = started;
           return head;
@@ -342,6 +378,7 @@ export function sqliteEventLog(init: SqliteEventLogInit): SqliteEventLog {
     init.dir,
     init.synchronous ?? 'normal',
     (init.writer ?? 'thread') === 'thread',
+    checkCheckpointPages(init.checkpointPages ?? DEFAULT_CHECKPOINT_PAGES),
   );
   const log = createEventLog(backend, init);
   return Object.assign(log, { path });

@@ -33,6 +33,10 @@ export interface SqliteWriterInit {
   readonly synchronous: 'normal' | 'full';
   /** For messages: `sqlite event log at …`. */
   readonly description: string;
+  /** SQLite `wal_autocheckpoint` of the writer's connection, in pages. */
+  readonly checkpointPages: number;
+  /** SQLite `journal_size_limit`, in bytes: the WAL is trimmed to it after a checkpoint. */
+  readonly walSizeLimitBytes: number;
 }
 
 /** Fields per event in a commit message: type, dataText, causation, trace, tenant. */
@@ -45,6 +49,8 @@ interface WriterData {
   readonly sqlite: string;
   readonly path: string;
   readonly synchronous: 'NORMAL' | 'FULL';
+  readonly checkpointPages: number;
+  readonly walSizeLimitBytes: number;
 }
 
 interface CommitMessage {
@@ -73,7 +79,13 @@ type WriterReply =
  */
 function writerMain(
   require: (id: string) => any,
-  data: { sqlite: string; path: string; synchronous: string },
+  data: {
+    sqlite: string;
+    path: string;
+    synchronous: string;
+    checkpointPages: number;
+    walSizeLimitBytes: number;
+  },
   port: any,
 ): void {
   const crypto = require('node:crypto');
@@ -101,6 +113,8 @@ function writerMain(
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = ' + data.synchronous);
     db.pragma('busy_timeout = 5000');
+    db.pragma('wal_autocheckpoint = ' + Number(data.checkpointPages));
+    db.pragma('journal_size_limit = ' + Number(data.walSizeLimitBytes));
   } catch (error: any) {
     port.postMessage({ type: 'failed', message: String(error && error.message) });
     return;
@@ -227,6 +241,8 @@ export function startSqliteWriter(init: SqliteWriterInit): Promise<SqliteWriter>
     sqlite: SQLITE_MODULE,
     path: init.path,
     synchronous: init.synchronous === 'full' ? 'FULL' : 'NORMAL',
+    checkpointPages: init.checkpointPages,
+    walSizeLimitBytes: init.walSizeLimitBytes,
   };
   // No execArgv: an inherited `--input-type=module` would make the eval'd script a module.
   const worker = new Worker(WRITER_SOURCE, { eval: true, workerData: data, execArgv: [] });

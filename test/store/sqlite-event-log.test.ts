@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,6 +70,39 @@ describe('sqliteEventLog', () => {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     });
     await log.stop();
+  });
+
+  it('checkpoints the WAL every checkpointPages pages, on either writer', async () => {
+    /** WAL size after 3,000 events of ~400 bytes (~300 pages, far more with index pages). */
+    const walAfterLoad = async (
+      sub: string,
+      init: { checkpointPages: number; writer: 'thread' | 'main' },
+    ) => {
+      const log = sqliteEventLog({ dir: join(dir, sub), ...init });
+      await log.start();
+      const text = 'x'.repeat(400);
+      for (let i = 0; i < 30; i++) {
+        await log.append(Array.from({ length: 100 }, (_, k) => ev('load.event', { i, k, text })));
+      }
+      const size = statSync(join(dir, sub, `${EVENT_DB_FILE}-wal`)).size;
+      await log.stop();
+      return size;
+    };
+    for (const writer of ['thread', 'main'] as const) {
+      const small = await walAfterLoad(`small-${writer}`, { checkpointPages: 100, writer });
+      const large = await walAfterLoad(`large-${writer}`, { checkpointPages: 100_000, writer });
+      // every 100 pages the WAL is copied back and starts over; without, it keeps every frame
+      expect(small).toBeLessThan(150 * 4096 + 200 * 1024);
+      expect(large).toBeGreaterThan(small * 2);
+    }
+  });
+
+  it('refuses a checkpoint interval below 100 pages or not a whole number', () => {
+    for (const checkpointPages of [0, 99, 1.5, Number.NaN]) {
+      expect(() => sqliteEventLog({ dir, checkpointPages })).toThrow(
+        /checkpointPages must be a whole number/,
+      );
+    }
   });
 
   it('continues seq and chain when a new instance reopens the database', async () => {
