@@ -18,6 +18,8 @@ import { fileURLToPath } from 'node:url';
  * @property {number} usPerCall CPU µs (all threads) per call's events, median over rounds
  * @property {number} eventsPerCall events a sync echo call writes
  * @property {number} callsPerSecond appended calls per second (wall time), median over rounds
+ * @property {number} mergedUsPerCall the same, when the call's events are merged into one event
+ *   carrying all their data (what a one-event-per-call log model would cost)
  */
 
 const CALLS = 20_000;
@@ -60,23 +62,17 @@ async function templateEvents() {
   return { jobId: job.id, events };
 }
 
-/** Measures in this process; returns the {@link LogFloor}. */
-async function measureHere() {
-  const { sqliteEventLog } = await import('../../dist/store/index.js');
-  const { newJobId } = await import('../../dist/runtime/job-id.js');
-  const { jobId, events } = await templateEvents();
-  const texts = events.map((e) => ({ type: e.type, text: JSON.stringify(e.data) }));
+/**
+ * Appends {@link CALLS} calls' events (from `make`, all made before the clock starts) with
+ * {@link CALLERS} callers, {@link ROUNDS} times, each time to a fresh SQLite log; returns the
+ * medians of CPU µs per call (every thread) and of calls per second.
+ * @param {(init: { dir: string }) => any} sqliteEventLog
+ * @param {() => any[]} make one call's event inputs
+ */
+async function rounds(sqliteEventLog, make) {
   const samples = [];
   for (let round = 0; round < ROUNDS; round++) {
-    // Fresh copies with a fresh job id (time-ordered, as the runtime makes them), made before timing.
-    const calls = Array.from({ length: CALLS }, () => {
-      const id = newJobId();
-      return texts.map((t) => ({
-        type: t.type,
-        data: JSON.parse(t.text.replaceAll(jobId, id)),
-        causation: id,
-      }));
-    });
+    const calls = Array.from({ length: CALLS }, make);
     const dir = mkdtempSync(join(tmpdir(), 'plexus-log-floor-'));
     const log = sqliteEventLog({ dir });
     await log.start();
@@ -95,10 +91,36 @@ async function measureHere() {
     samples.push({ us: (used.user + used.system) / CALLS, rate: CALLS / seconds });
   }
   const mid = (/** @type {number[]} */ xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+  return { us: mid(samples.map((s) => s.us)), rate: mid(samples.map((s) => s.rate)) };
+}
+
+/** Measures in this process; returns the {@link LogFloor}. */
+async function measureHere() {
+  const { sqliteEventLog } = await import('../../dist/store/index.js');
+  const { newJobId } = await import('../../dist/runtime/job-id.js');
+  const { jobId, events } = await templateEvents();
+  const texts = events.map((e) => ({ type: e.type, text: JSON.stringify(e.data) }));
+  /** One call's events, with a fresh job id (time-ordered, as the runtime makes them). */
+  const separate = () => {
+    const id = newJobId();
+    return texts.map((t) => ({
+      type: t.type,
+      data: JSON.parse(t.text.replaceAll(jobId, id)),
+      causation: id,
+    }));
+  };
+  /** The same data in one event. */
+  const merged = () => {
+    const calls = separate();
+    return [{ type: 'job.ran', data: { events: calls.map((e) => e.data) }, causation: calls[0]?.causation }];
+  };
+  const apart = await rounds(sqliteEventLog, separate);
+  const together = await rounds(sqliteEventLog, merged);
   return {
-    usPerCall: mid(samples.map((s) => s.us)),
+    usPerCall: apart.us,
     eventsPerCall: events.length,
-    callsPerSecond: mid(samples.map((s) => s.rate)),
+    callsPerSecond: apart.rate,
+    mergedUsPerCall: together.us,
   };
 }
 

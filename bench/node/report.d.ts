@@ -21,5 +21,5 @@ export function budgetLines(
   rows: Row[],
   targets: Target[],
   cores: number,
-  log?: { usPerCall: number; eventsPerCall: number },
+  log?: { usPerCall: number; eventsPerCall: number; mergedUsPerCall?: number },
 ): string[];

@@ -98,12 +98,13 @@ export function ratioLines(rows, targets) {
  * {@link ceiling} of the subject and of the bare transport with the same load client. With
  * `log` (the event log's own CPU per sync call, bench/node/log-floor.js), also the floor: the
  * most req/s this machine allows a face that costs nothing but the bare transport's server
- * work, its load generator's work and the log's appends — when a target asks for more, no
- * implementation that records each call in the log can meet it here.
+ * work, its load generator's work and the log's appends (the cheaper of the call's events as
+ * they are and, when `log.mergedUsPerCall` is given, merged into one event) — when a target
+ * asks for more, no implementation that records each call in the log can meet it here.
  * @param {Row[]} rows
  * @param {Target[]} targets
  * @param {number} cores
- * @param {{ usPerCall: number, eventsPerCall: number } | undefined} [log]
+ * @param {{ usPerCall: number, eventsPerCall: number, mergedUsPerCall?: number } | undefined} [log]
  */
 export function budgetLines(rows, targets, cores, log) {
   const byName = new Map(rows.map((r) => [r.name, r]));
@@ -124,12 +125,18 @@ export function budgetLines(rows, targets, cores, log) {
     let line = `- ${t.subject} ${t.label}: needs ${asks}; ${cores}-core ceiling of this face ${own === undefined ? 'unknown' : `${count(own)} req/s`}, of ${t.transport} ${top === undefined ? 'unknown' : `${count(top)} req/s`}`;
     const loadUs = bare.loadCpu === undefined ? undefined : (bare.loadCpu * 1e6) / bare.rps;
     if (log !== undefined && bare.serverUsPerCall !== undefined && loadUs !== undefined) {
-      const floorUs = bare.serverUsPerCall + loadUs + log.usPerCall;
-      const most = (cores * 1e6) / floorUs;
+      const base = bare.serverUsPerCall + loadUs;
+      const floorUs = base + log.usPerCall;
       line +=
         `; floor: ${Math.round(bare.serverUsPerCall)} µs bare server + ${Math.round(loadUs)} µs load generator + ` +
         `${Math.round(log.usPerCall)} µs event log (${log.eventsPerCall} events) = ${Math.round(floorUs)} µs CPU per call, ` +
-        `at most ${count(most)} req/s on ${cores} cores`;
+        `at most ${count((cores * 1e6) / floorUs)} req/s on ${cores} cores`;
+      // The verdict takes the cheapest log model measured: one merged event per call, if given.
+      const leastUs = base + Math.min(log.usPerCall, log.mergedUsPerCall ?? Infinity);
+      if (log.mergedUsPerCall !== undefined) {
+        line += `; with one merged event per call ${Math.round(leastUs)} µs, at most ${count((cores * 1e6) / leastUs)} req/s`;
+      }
+      const most = (cores * 1e6) / leastUs;
       if (low > most) line += ' — CANNOT be met on this machine by a face that records each call';
       else if (high > most) {
         const out = baselines.filter((b) => t.min * b.rps > most).map((b) => b.name);

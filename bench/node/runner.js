@@ -15,7 +15,7 @@ import { budgetLines, ratioLines, table } from './report.js';
  * @property {number} warmupSeconds unmeasured seconds before each measurement
  * @property {number} rounds rounds over all subjects (alternating order); each column is the median
  * @property {string[]} only run only subjects whose name contains one of these (case-insensitive); all when empty
- * @property {() => Promise<{ usPerCall: number, eventsPerCall: number }>} [logFloor] measures the event
+ * @property {() => Promise<{ usPerCall: number, eventsPerCall: number, mergedUsPerCall?: number }>} [logFloor] measures the event
  *   log's own CPU per call after the subjects, for the floor in the budget lines
  */
 
@@ -130,7 +130,10 @@ export async function runBench(init) {
     try {
       log = await init.logFloor();
       console.log(
-        `\nThe event log alone (bench/node/log-floor.js): the ${log.eventsPerCall} events of a sync echo call cost ${log.usPerCall.toFixed(1)} µs CPU per call on SQLite, with no face, runtime or projection.`,
+        `\nThe event log alone (bench/node/log-floor.js): the ${log.eventsPerCall} events of a sync echo call cost ${log.usPerCall.toFixed(1)} µs CPU per call on SQLite, with no face, runtime or projection` +
+          (log.mergedUsPerCall === undefined
+            ? '.'
+            : `; merged into one event carrying the same data, ${log.mergedUsPerCall.toFixed(1)} µs.`),
       );
     } catch (err) {
       console.error(`log floor: ${err instanceof Error ? err.message : String(err)}`);

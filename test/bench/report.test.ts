@@ -82,6 +82,25 @@ describe('bench report', () => {
     expect(line).toContain('CANNOT be met here against fast');
   });
 
+  it('judges by the cheaper log model when a merged-event figure is given', () => {
+    const target: Target = {
+      subject: 'face',
+      baseline: 'slow',
+      min: 100,
+      label: '>= 100x slow',
+      transport: 'bare',
+    };
+    // needs 10,000 req/s; 4 events: 250 µs → 8,000; one merged event: 150 + 40 = 190 µs → 10,526
+    const [line] = budgetLines([bare, face, slow], [target], 2, {
+      usPerCall: 100,
+      eventsPerCall: 4,
+      mergedUsPerCall: 40,
+    });
+    expect(line).toContain('at most 8,000 req/s on 2 cores');
+    expect(line).toContain('with one merged event per call 190 µs, at most 10,526 req/s');
+    expect(line).not.toContain('CANNOT');
+  });
+
   it('skips targets without a transport and keeps the ratio lines', () => {
     const plain: Target = { subject: 'face', baseline: 'bare', min: 0.3, label: '>= 30% of bare' };
     expect(budgetLines([bare, face], [plain], 2)).toEqual([]);
