@@ -40,6 +40,14 @@ export interface InvocationContext {
   /** An explicit idempotency key (ESRP `idempotency_key`, an `Idempotency-Key` header). */
   readonly idempotencyKey?: string;
   /**
+   * How long, in ms, the key answers duplicates after submission, when it should not be the
+   * runtime's window (`idempotencyWindowMs`, default 10 minutes); never less than the job's
+   * timeout. A face that makes up a key no caller can send again (a JSON-RPC call without
+   * `_x_idempotency_key`) passes 0, so the key is forgotten once its job is over instead of
+   * being held for the whole window. A whole number ≥ 0.
+   */
+  readonly idempotencyWindowMs?: number;
+  /**
    * The payload hash the face computed (ESRP `payload_hash`, 64 lower-case hex). It is the
    * default idempotency key; without it the runtime hashes `{to, verb, data}` (RFC 8785).
    */

@@ -65,6 +65,14 @@ export function idempotencyIdentity(envelope: Envelope, context: InvocationConte
       { details: { pointer: '/idempotency_key' } },
     );
   }
+  const window = context.idempotencyWindowMs;
+  if (window !== undefined && (!Number.isSafeInteger(window) || window < 0)) {
+    throw new PlexusError(
+      'INVALID_PARAMS',
+      `the idempotency window must be a whole number of milliseconds ≥ 0, got ${String(window)}`,
+      { details: { pointer: '/idempotency_window_ms' } },
+    );
+  }
   const key = `${envelope.tenantId ?? ''}|${explicitKey ?? payloadHash}`;
   return explicitKey === undefined ? { payloadHash, key } : { payloadHash, explicitKey, key };
 }

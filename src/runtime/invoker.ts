@@ -143,7 +143,7 @@ function submittedEvent(
   data.timeoutMs = job.timeoutMs;
   data.to = request.to;
   data.verb = request.verb;
-  data.windowMs = Math.max(windowMs, job.timeoutMs);
+  data.windowMs = Math.max(context.idempotencyWindowMs ?? windowMs, job.timeoutMs);
   return {
     type: RUNTIME_EVENTS.jobSubmitted,
     data: data as unknown as JsonValue,

@@ -199,6 +199,36 @@ describe('runtime idempotency', () => {
     expect(c.calls()).toBe(2);
   });
 
+  it('takes a shorter window from the request context (never shorter than the timeout)', async () => {
+    const c = counting();
+    let clock = Date.now();
+    h = await startRuntime({ agents: [c.definition], now: () => clock }); // window 10 min
+    const context = { face: 'test', idempotencyKey: 'short', idempotencyWindowMs: 0, timeoutMs: 5000 };
+    await h.runtime.invoke(request('demo.count', { x: 1 }), context);
+    clock += 3000; // inside the 5 s timeout
+    expect((await h.runtime.invoke(request('demo.count', { x: 1 }), context)).duplicate).toBe(true);
+    clock += 10_000; // past it, far inside the runtime's 10 minutes
+    expect((await h.runtime.invoke(request('demo.count', { x: 1 }), context)).duplicate).toBe(false);
+    expect(c.calls()).toBe(2);
+  });
+
+  it('refuses an idempotency window that is not a whole number of ms >= 0', async () => {
+    const c = counting();
+    h = await startRuntime({ agents: [c.definition] });
+    for (const idempotencyWindowMs of [-1, 1.5, Number.NaN]) {
+      const refused = await h.runtime.invoke(request('demo.count', { x: 1 }), {
+        face: 'test',
+        idempotencyWindowMs,
+      });
+      expect(refused.envelope.kind).toBe('error');
+      expect(refused.envelope.data).toMatchObject({
+        code: 'INVALID_PARAMS',
+        message: expect.stringMatching(/idempotency window/) as unknown,
+      });
+    }
+    expect(c.calls()).toBe(0);
+  });
+
   it('remembers keys across a restart (the keys are a projection of the log)', async () => {
     const c = counting();
     const log = memoryEventLog();

@@ -74,6 +74,20 @@ describe('attachWsJsonRpc', () => {
       expect(second).toEqual({ jsonrpc: '2.0', result: first.result, id: 2 });
     });
 
+    it('keeps a made-up key only for its job’s timeout, an explicit key for the whole window', async () => {
+      await open();
+      await exchange(socket, call('demo.echo', { made: 'up' }, 'm'));
+      await exchange(socket, call('demo.echo', { _x_idempotency_key: 'kept', _x_timeout_ms: 5000 }, 'k'));
+      const submitted = (await node.log.read({ filter: { type: 'job.submitted' } })) as unknown as {
+        data: { idempotencyKey?: string; windowMs: number; timeoutMs: number };
+      }[];
+      const made = submitted.find((e) => e.data.idempotencyKey?.startsWith('hyperspace:'));
+      const kept = submitted.find((e) => e.data.idempotencyKey === 'kept');
+      // no caller can send a made-up key again: it answers duplicates only while its job can run
+      expect(made?.data.windowMs).toBe(made?.data.timeoutMs);
+      expect(kept?.data.windowMs).toBe(600_000);
+    });
+
     it('answers a batch of calls, notifications and invalid members in one array, in request order', async () => {
       await open();
       const batch = [
