@@ -78,7 +78,7 @@ describe('attachWsJsonRpc', () => {
       await open();
       await exchange(socket, call('demo.echo', { made: 'up' }, 'm'));
       await exchange(socket, call('demo.echo', { _x_idempotency_key: 'kept', _x_timeout_ms: 5000 }, 'k'));
-      const submitted = (await node.log.read({ filter: { type: 'job.submitted' } })) as unknown as {
+      const submitted = (await node.log.read({ type: 'job.submitted', limit: 100_000 })) as unknown as {
         data: { idempotencyKey?: string; windowMs: number; timeoutMs: number };
       }[];
       const made = submitted.find((e) => e.data.idempotencyKey?.startsWith('hyperspace:'));
