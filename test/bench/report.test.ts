@@ -34,6 +34,14 @@ const bare = row('bare', 10_000, 0.5, 1.0);
 const face = row('face', 2_000, 0.8, 0.1);
 const slow = row('slow', 100, 0.5, 0.5);
 
+/** A target of the face against `baseline`, over the bare transport. */
+function over(baseline: string | string[], min: number): Target {
+  return { subject: 'face', baseline, min, label: `>= ${min}x`, transport: 'bare' };
+}
+
+/** The four-event log of these tests: 100 µs a call. */
+const LOG = { usPerCall: 100, eventsPerCall: 4 };
+
 describe('bench report', () => {
   it('puts the 2-core ceiling where server and load generator would fill both cores', () => {
     expect(ceiling(bare, 2)).toBeCloseTo((10_000 * 2) / 1.5);
@@ -43,59 +51,31 @@ describe('bench report', () => {
   });
 
   it('says a target is beyond the floor when the transport, the client and the log alone exceed the cores', () => {
-    const target: Target = {
-      subject: 'face',
-      baseline: 'slow',
-      min: 100,
-      label: '>= 100x slow',
-      transport: 'bare',
-    };
+    const target = over('slow', 100);
     // needs 10,000 req/s; floor 50 + 100 + 100 µs = 250 µs → at most 8,000 req/s on 2 cores
-    const [line] = budgetLines([bare, face, slow], [target], 2, { usPerCall: 100, eventsPerCall: 4 });
+    const [line] = budgetLines([bare, face, slow], [target], 2, LOG);
     expect(line).toContain('needs 10,000 req/s');
     expect(line).toContain('= 250 µs CPU per call, at most 8,000 req/s on 2 cores');
     expect(line).toContain('CANNOT be met on this machine');
   });
 
   it('gives no verdict when the target is under the floor, and names only the baselines beyond it', () => {
-    const reachable: Target = {
-      subject: 'face',
-      baseline: 'slow',
-      min: 10,
-      label: '>= 10x slow',
-      transport: 'bare',
-    };
-    const [under] = budgetLines([bare, face, slow], [reachable], 2, { usPerCall: 100, eventsPerCall: 4 });
+    const reachable = over('slow', 10);
+    const [under] = budgetLines([bare, face, slow], [reachable], 2, LOG);
     expect(under).toContain('needs 1,000 req/s');
     expect(under).not.toContain('CANNOT');
     const fast = row('fast', 1_000, 0.5, 0.5);
-    const mixed: Target = {
-      subject: 'face',
-      baseline: ['slow', 'fast'],
-      min: 20,
-      label: '>= 20x',
-      transport: 'bare',
-    };
+    const mixed = over(['slow', 'fast'], 20);
     // needs 2,000 (slow) and 20,000 (fast); at most 8,000
-    const [line] = budgetLines([bare, face, slow, fast], [mixed], 2, { usPerCall: 100, eventsPerCall: 4 });
+    const [line] = budgetLines([bare, face, slow, fast], [mixed], 2, LOG);
     expect(line).toContain('needs 2,000–20,000 req/s');
     expect(line).toContain('CANNOT be met here against fast');
   });
 
   it('judges by the cheaper log model when a merged-event figure is given', () => {
-    const target: Target = {
-      subject: 'face',
-      baseline: 'slow',
-      min: 100,
-      label: '>= 100x slow',
-      transport: 'bare',
-    };
+    const target = over('slow', 100);
     // needs 10,000 req/s; 4 events: 250 µs → 8,000; one merged event: 150 + 40 = 190 µs → 10,526
-    const [line] = budgetLines([bare, face, slow], [target], 2, {
-      usPerCall: 100,
-      eventsPerCall: 4,
-      mergedUsPerCall: 40,
-    });
+    const [line] = budgetLines([bare, face, slow], [target], 2, { ...LOG, mergedUsPerCall: 40 });
     expect(line).toContain('at most 8,000 req/s on 2 cores');
     expect(line).toContain('with one merged event per call 190 µs, at most 10,526 req/s');
     expect(line).not.toContain('CANNOT');
