@@ -8,7 +8,7 @@ import type { JsonValue } from '../core/json.js';
 import { matchesFilter, normalizeFilter } from './event-filter.js';
 import type { EventLog, SignalOptions } from './event-log.js';
 import {
-  applyEvent,
+  applyMatchedEvent,
   checkProjectionName,
   projectionText,
   projectionVersion,
@@ -140,7 +140,7 @@ export function projectionView<S>(init: ProjectionViewInit<S>): ProjectionView<S
     // other events pass by (the registry, the budget ledger) is not re-saved, whole, every
     // `every` events of unrelated traffic (Perf-P5-001).
     const applies = matchesFilter(event, filter);
-    if (applies) state = applyEvent(projection, filter, state, event);
+    if (applies) state = applyMatchedEvent(projection, state, event);
     seq = event.seq;
     cid = event.cid;
     if (!applies) return;

@@ -108,7 +108,11 @@ export function applyEvent<S>(
   state: S,
   event: Event,
 ): S {
-  if (!matchesFilter(event, filter)) return state;
+  return matchesFilter(event, filter) ? applyMatchedEvent(projection, state, event) : state;
+}
+
+/** {@link applyEvent} for an event already known to match the projection's filter. */
+export function applyMatchedEvent<S>(projection: Projection<S>, state: S, event: Event): S {
   try {
     return projection.apply(state, event);
   } catch (cause) {

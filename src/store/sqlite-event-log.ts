@@ -365,6 +365,8 @@ function sqliteBackend(
  * an existing log is continued (its seq and hash chain). One process writes a log at a
  * time; a second writer is detected at commit and gets `CONFLICT`.
  *
+ * @throws PlexusError `INVALID_PARAMS` for a `checkpointPages` that is not a whole number ≥ 100.
+ *
  * @example
  * const log = sqliteEventLog({ dir: '.plexus' });
  * await log.start();

@@ -274,7 +274,7 @@ export function hyperspaceDispatch(
       transport: caller.transport,
       // JSON-RPC calls are distinct calls: only an explicit key de-duplicates (docs/decisions.md, "Hyperspace face: WebSocket JSON-RPC").
       idempotencyKey: controls.idempotencyKey ?? `hyperspace:${request.id}`,
-      // A key made up here can never be sent again: it is kept only while its job runs.
+      // A key made up here can never be sent again: it is kept for the job's timeout, not the window.
       ...(controls.idempotencyKey === undefined ? { idempotencyWindowMs: 0 } : {}),
       ...(controls.timeoutMs === undefined ? {} : { timeoutMs: controls.timeoutMs }),
     };
