@@ -51,7 +51,7 @@ export interface EnvelopeSignature {
   /** The 64-byte Ed25519 signature, base64url. */
   readonly sig: string;
   /**
-   * The domain signed for (a Plexus addition to D3, see docs/decisions.md). The signature
+   * The domain signed for (a Plexus addition to D3, see docs/decisions/security.md, D3-004). The signature
    * covers the domain either way; carrying it lets a verifier tell a signature made for
    * another domain from a changed payload.
    */

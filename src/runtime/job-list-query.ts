@@ -1,5 +1,5 @@
 /**
- * What `Runtime.listJobs` takes (docs/decisions.md, "Listing jobs"): filters on a job's state, verb,
+ * What `Runtime.listJobs` takes (docs/decisions/job-listing.md): filters on a job's state, verb,
  * creation time and tenant, a page size and a cursor; checking it, and matching a job against
  * it.
  */

@@ -1,5 +1,5 @@
 /**
- * `Runtime.listJobs` (docs/decisions.md, "Listing jobs"): pages of a node's jobs, newest first.
+ * `Runtime.listJobs` (docs/decisions/job-listing.md): pages of a node's jobs, newest first.
  *
  * Order: descending `seq` of each job's `job.submitted` event (`JobEntry.firstSeq`) — the order
  * in which the node recorded its jobs (D9's total order). The cursor (`job-cursor.ts`) carries
@@ -111,7 +111,7 @@ function mayMatch(query: CheckedJobListQuery, event: Event): boolean {
 }
 
 /**
- * Lists jobs, newest first (see the module comment and docs/decisions.md, "Listing jobs").
+ * Lists jobs, newest first (see the module comment and docs/decisions/job-listing.md).
  *
  * @throws PlexusError `INVALID_PARAMS` (`details.parameter`) for a bad query or cursor; the
  *   log's errors (`UNAVAILABLE`, `CANCELLED`).

@@ -189,7 +189,7 @@ export interface Runtime {
   /**
    * A page of jobs, newest first (descending `seq` of their `job.submitted` event), filtered
    * by state, verb, creation time and tenant; `nextCursor` continues below the page and is
-   * never disturbed by jobs recorded later (docs/decisions.md, "Listing jobs"). Finished jobs the
+   * never disturbed by jobs recorded later (docs/decisions/job-listing.md). Finished jobs the
    * jobs projection no longer keeps are read back from the log. A page may be short, even
    * empty, while `nextCursor` is set (the log work of one page is bounded).
    * @throws PlexusError `INVALID_PARAMS` (`details.parameter`) for a bad query or cursor;

@@ -1,5 +1,5 @@
 /**
- * Tenancy (seed 002 §2.1 "tenant_id: multi-tenant isolation"; docs/decisions.md, "Capability tokens on every face, revocation over the wire, tenancy"): the
+ * Tenancy (seed 002 §2.1 "tenant_id: multi-tenant isolation"; docs/decisions/tenancy.md): the
  * tenant of a request comes from the authenticated principal, not from what the caller
  * writes in the envelope, and a job of another tenant looks exactly like a missing one.
  *

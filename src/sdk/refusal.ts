@@ -3,7 +3,7 @@
  * not an error ("the system worked correctly by refusing"). On the wire a refusal is the
  * verb's output `{"$refusal": {reason, …}}`; every SDK verb's output schema admits it. Every
  * face answers it as a success (ESRP `succeeded`, Emergence DONE, a JSON-RPC `result`) and
- * adds the seed's snake_case form where it has room (docs/decisions.md, "Eras at run time, recovery hints, refusals").
+ * adds the seed's snake_case form where it has room (docs/decisions/eras-hints-refusals.md).
  */
 import { isRefusalOutput } from '../core/refusal.js';
 

@@ -1,6 +1,6 @@
 /**
  * Where a capability token travels on the HTTP and WebSocket faces (docs/capabilities.md,
- * docs/decisions.md, "Capability tokens on every face, revocation over the wire, tenancy"), and how a face turns a request's credential into a principal
+ * docs/decisions/capabilities.md), and how a face turns a request's credential into a principal
  * and a capability container:
  *
  * - `Authorization: Bearer <ucan>` — the UCAN-as-Bearer-Token convention (ucan-http-bearer-token

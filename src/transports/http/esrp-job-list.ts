@@ -1,5 +1,5 @@
 /**
- * `GET /v1/jobs` on the ESRP face (docs/decisions.md, "Listing jobs"): the caller's jobs, newest
+ * `GET /v1/jobs` on the ESRP face (docs/decisions/job-listing.md): the caller's jobs, newest
  * first, one page at a time.
  *
  * Query parameters (each at most once, except `state`):

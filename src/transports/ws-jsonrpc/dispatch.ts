@@ -26,7 +26,7 @@ export const HYPERSPACE_FACE = 'hyperspace';
 
 /**
  * The method of the notification that carries the deprecation warnings of a call, sent just
- * before its response (docs/decisions.md, "Eras at run time, recovery hints, refusals"): `params` = `{id, warnings}`, `id` the call's id.
+ * before its response (docs/decisions/eras-hints-refusals.md): `params` = `{id, warnings}`, `id` the call's id.
  */
 export const WS_WARNING_METHOD = 'plexus.warning';
 
@@ -272,7 +272,7 @@ export function hyperspaceDispatch(
       face: HYPERSPACE_FACE,
       principal,
       transport: caller.transport,
-      // JSON-RPC calls are distinct calls: only an explicit key de-duplicates (docs/decisions.md, "Hyperspace face: WebSocket JSON-RPC").
+      // JSON-RPC calls are distinct calls: only an explicit key de-duplicates (docs/decisions/faces-ws.md, D5-ws-idempotency).
       idempotencyKey: controls.idempotencyKey ?? `hyperspace:${request.id}`,
       // A key made up here can never be sent again: it is kept for the job's timeout, not the window.
       ...(controls.idempotencyKey === undefined ? { idempotencyWindowMs: 0 } : {}),

@@ -101,7 +101,7 @@ function positiveInt(
  * `plexus.bearer.<token>` subprotocol, else `?access_token=` / `?token=`) and refused with
  * HTTP 401 and `WWW-Authenticate` when that fails. Each text message is a JSON-RPC request,
  * notification or batch; the method is the verb, answered with the Hyperspace error codes
- * (see docs/decisions.md, "Hyperspace face: WebSocket JSON-RPC").
+ * (see docs/decisions/faces-ws.md).
  *
  * @throws PlexusError `INVALID_PARAMS` for a bad option.
  * @example
