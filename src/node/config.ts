@@ -28,6 +28,7 @@
  * routing: { verbs: { math.evaluate: offline-first }, groups: { primary-region: [http://…] } }
  * supervision:             # a supervision tree over the agents (docs/supervision.md)
  *   { strategy: one-for-all, maxRestarts: 3, periodMs: 60000, children: [echo, text] }
+ * agents: [./my-agent.js]   # ES modules exporting SDK agents, hosted by `plexus start` (docs/sdk.md)
  * ```
  */
 import { readFile } from 'node:fs/promises';
@@ -113,6 +114,11 @@ export interface NodeConfig {
   readonly budgets?: BudgetPolicy;
   /** Fallback policies, per-verb selection, target groups, queue-for-sync bounds (docs/routing.md). */
   readonly routing?: RoutingConfig;
+  /**
+   * ES modules exporting SDK agents, which `plexus start` imports and hosts (docs/sdk.md);
+   * resolved against the file's directory when read from a file.
+   */
+  readonly agents?: readonly string[];
 }
 
 const TOP_FIELDS = [
@@ -134,6 +140,7 @@ const TOP_FIELDS = [
   'budgets',
   'fallback_policies',
   'routing',
+  'agents',
 ] as const;
 
 type Fields = Record<string, unknown>;
@@ -373,6 +380,9 @@ export function parseNodeConfig(value: unknown, source = 'configuration', baseDi
   if (o['budgets'] !== undefined) config.budgets = parseBudgetsConfig(o['budgets'], source);
   if (o['fallback_policies'] !== undefined || o['routing'] !== undefined) {
     config.routing = parseRoutingConfig(source, o['fallback_policies'], o['routing']);
+  }
+  if (o['agents'] !== undefined) {
+    config.agents = list(source, 'agents', o['agents']).map((f, i) => at(text(source, `agents[${i}]`, f)));
   }
   if (o['limits'] !== undefined) {
     const limits = object(source, 'limits', o['limits'], ['bodyLimitBytes', 'defaultTimeoutMs']);

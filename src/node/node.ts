@@ -46,11 +46,13 @@ import { registerPaymentRoutes } from '../transports/http/payment-route.js';
 import { attachWsJsonRpc } from '../transports/ws-jsonrpc/index.js';
 import type { CapabilitiesConfig, TlsConfig } from './config.js';
 import { resolveNodeInit, type NodeInit } from './node-init.js';
+import { distinctAgents } from './agent-ids.js';
 import { demoAgents } from './demo-agents.js';
 import { hyperspaceHost, type HyperspaceHost } from './hyperspace.js';
 import { NODE_PROJECTIONS } from './offline.js';
 import { loadOrCreateNodeKey, type NodeKey } from './node-key.js';
 import { nodeRouter } from './node-router.js';
+import { loggingObserver } from './node-observer.js';
 
 /** How long `stop()` waits for open HTTP connections after the drain before cutting them, ms. */
 const CONNECTION_GRACE_MS = 2_000;
@@ -276,12 +278,17 @@ export function createNode(init: NodeInit = {}): Node {
       const capabilities = await capabilityChecks(log, nodeId, init.capabilities, snapshots);
       if (capabilities !== undefined) cleanup.push(() => capabilities.revocations.stop());
       const demo = options.demo === false ? [] : demoAgents(options.demo === true ? undefined : options.demo);
-      const agents = [...demo, ...hyperspace.agents, ...(init.agents ?? [])];
+      const agents = distinctAgents([
+        { what: 'a demo agent', agents: demo },
+        { what: 'a Hyperspace primitive', agents: hyperspace.agents },
+        { what: 'an agent given to the node', agents: init.agents ?? [] },
+      ]);
       const runtime = createRuntime({
         log,
         nodeId,
         agents,
         verifier,
+        observer: loggingObserver(logger),
         requireAuth: policy.required,
         ...(remote === undefined ? {} : { remote }),
         ...(capabilities === undefined

@@ -81,6 +81,13 @@ function checkOutput(components: ExecutorComponents, candidate: Candidate, value
   return output as JsonValue;
 }
 
+/** A thrown value's stack trace for the node's log (its text when it has none), at most 8 KB. */
+function stackOf(thrown: unknown): string {
+  const text =
+    thrown instanceof Error ? (thrown.stack ?? `${thrown.name}: ${thrown.message}`) : String(thrown);
+  return text.slice(0, 8192);
+}
+
 /** The job a failure happened in, for the supervision events (made only on a failure). */
 function originOf(job: ExecutedJob): CrashOrigin {
   return {
@@ -150,6 +157,7 @@ async function runLocal(
       agent,
       job: job.id,
       reason: toPlexusError(reason).message.slice(0, 200),
+      stack: stackOf(reason),
     });
     supervisor.crashed(lease, reason, originOf(job));
   };
@@ -187,7 +195,14 @@ async function runLocal(
     }
     if (error instanceof PlexusError) return { agent, ok: false, error };
     supervisor.crashed(lease, error, originOf(job));
-    components.observer.event('runtime.handler_crashed', { agent, verb, job: job.id });
+    // the stack goes to the node's log (through the observer), never to the caller
+    components.observer.event('runtime.handler_crashed', {
+      agent,
+      verb,
+      job: job.id,
+      reason: toPlexusError(error).message.slice(0, 200),
+      stack: stackOf(error),
+    });
     return {
       agent,
       ok: false,

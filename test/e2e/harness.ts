@@ -54,6 +54,8 @@ export interface StartNodeInit {
   readonly port?: number;
   /** @default 20000 */
   readonly timeoutMs?: number;
+  /** The working directory of the process. @default this process's */
+  readonly cwd?: string;
 }
 
 /** Spawns `plexus start --port 0 --data DIR …` and waits for its listening line. */
@@ -76,6 +78,7 @@ export async function startNode(init: StartNodeInit = {}): Promise<NodeProcess> 
   const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, PLEXUS_NODE: '' },
+    ...(init.cwd === undefined ? {} : { cwd: init.cwd }),
   });
   children.add(child);
   let out = '';

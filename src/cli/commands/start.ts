@@ -1,7 +1,11 @@
 /**
  * `plexus start [--config plexus.yaml] [--data DIR] [--port 3100] [--host 127.0.0.1] [--dev]
- * [--demo] [--memory] [--drain-ms N] [--verbose]`: runs a node until SIGTERM or SIGINT, then
- * drains in-flight jobs (up to the drain bound) and exits 0.
+ * [--demo] [--memory] [--agent FILE]… [--drain-ms N] [--verbose]`: runs a node until SIGTERM
+ * or SIGINT, then drains in-flight jobs (up to the drain bound) and exits 0.
+ *
+ * `--agent FILE` (repeatable; relative to the working directory) and `agents:` in the
+ * configuration (relative to its file) name ES modules whose exported SDK agents the node
+ * hosts from its first request on (`../agent-modules.ts`).
  *
  * The first line printed is `plexus node <did> listening on <url>`; with `--port 0` it names
  * the port actually bound, so scripts and tests can read it.
@@ -17,9 +21,11 @@ import {
   createNode,
   loadNodeConfig,
   nodeInitFromConfig,
+  type Node,
   type NodeConfig,
   type NodeInit,
 } from '../../node/index.js';
+import { hostedAgentDefinitions, loadAgentModules, type LoadedAgent } from '../agent-modules.js';
 import { cliLogger } from '../cli-logger.js';
 import type { CliIo } from '../io.js';
 import { shutdownOnSignals } from '../signals.js';
@@ -35,6 +41,8 @@ export interface StartOptions {
   readonly memory?: boolean;
   readonly drainMs?: string;
   readonly verbose?: boolean;
+  /** Agent modules (`--agent FILE`, repeatable). */
+  readonly agent?: readonly string[];
 }
 
 function wholeNumber(flag: string, value: string, max: number): number {
@@ -80,15 +88,37 @@ export function startNodeInit(io: CliIo, config: NodeConfig, opts: StartOptions)
   return { ...init, dataDir: resolve(io.cwd, init.dataDir ?? '.plexus') };
 }
 
+/** The agent modules of `start`: the configuration's `agents`, then `--agent` flags (absolute). */
+export function startAgentFiles(io: CliIo, config: NodeConfig, opts: StartOptions): string[] {
+  return [...(config.agents ?? []), ...(opts.agent ?? [])].map((file) => resolve(io.cwd, file));
+}
+
+function agentsLine(agents: readonly LoadedAgent[]): string[] {
+  return agents.map(
+    (a, i) =>
+      `${i === 0 ? '  agents  ' : '          '}${a.spec.id}: ${a.spec.verbs.map((v) => v.name).join(', ')} (${a.file})`,
+  );
+}
+
 /**
  * Starts a node, prints where it listens, waits for `shutdown`, then stops it.
  *
- * @throws PlexusError for a bad configuration or when the node cannot start.
+ * @throws PlexusError for a bad configuration, an agent module that cannot be loaded, or when
+ *   the node cannot start.
  */
 export async function runStart(io: CliIo, opts: StartOptions, shutdown: Promise<string>): Promise<void> {
   const config = await startConfig(io, opts.config);
   const init = startNodeInit(io, config, opts);
-  const node = createNode({ ...init, logger: cliLogger(io, opts.verbose === true) });
+  const loaded = await loadAgentModules(startAgentFiles(io, config, opts));
+  const hosted = hostedAgentDefinitions(
+    loaded.map((a) => a.spec),
+    () => node,
+  );
+  const node: Node = createNode({
+    ...init,
+    agents: [...(init.agents ?? []), ...hosted],
+    logger: cliLogger(io, opts.verbose === true),
+  });
   await node.start();
   const say = (text = ''): void => {
     io.stdout(`${text}\n`);
@@ -100,12 +130,13 @@ export async function runStart(io: CliIo, opts: StartOptions, shutdown: Promise<
   if (node.auth.required) say(`          token: plexus token issue --data ${node.dataDir} --subject me`);
   say(`  faces   ESRP POST ${node.url}/v1/execute and /v1/jobs · Emergence POST ${node.url}/emergence`);
   say(`          discovery GET ${node.url}/agents · WebSocket JSON-RPC ${ws}/rpc · GET ${node.url}/healthz`);
+  for (const text of agentsLine(loaded)) say(text);
   const primitives = init.primitives ?? true;
-  const hosted = HYPERSPACE_PRIMITIVES.filter(
+  const hostedPrimitives = HYPERSPACE_PRIMITIVES.filter(
     (p) => primitives === true || (Array.isArray(primitives) && primitives.includes(p)),
   );
-  if (hosted.length > 0) {
-    say(`  hyperspace primitives over ${ws}/rpc: ${hosted.join(', ')}`);
+  if (hostedPrimitives.length > 0) {
+    say(`  hyperspace primitives over ${ws}/rpc: ${hostedPrimitives.join(', ')}`);
     say(`          e.g. {"jsonrpc":"2.0","id":1,"method":"state.createSession","params":{"agentName":"me"}}`);
   }
   const demo = init.demo ?? false;
@@ -140,6 +171,12 @@ export function registerStart(program: Command, io: CliIo): void {
     .option('--dev', 'dev mode: on loopback, requests need no credentials')
     .option('--demo', 'register the demo agents (echo, summariser, evaluator, slow job)')
     .option('--memory', 'keep the event log in memory (nothing survives a restart)')
+    .option(
+      '--agent <file>',
+      'host the SDK agents this ES module exports (repeatable; see docs/sdk.md)',
+      (file: string, files: string[]) => [...files, file],
+      [] as string[],
+    )
     .option('--drain-ms <ms>', 'at shutdown, how long to let in-flight jobs finish (default 10000)')
     .option('-v, --verbose', 'log node events on stderr')
     .action(async (opts: StartOptions) => {
