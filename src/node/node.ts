@@ -51,6 +51,8 @@ import { hyperspaceHost, type HyperspaceHost } from './hyperspace.js';
 import { NODE_PROJECTIONS } from './offline.js';
 import { loadOrCreateNodeKey, type NodeKey } from './node-key.js';
 import { nodeRouter } from './node-router.js';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
+import { trackLogHealth } from './log-health.js';
 
 /** How long `stop()` waits for open HTTP connections after the drain before cutting them, ms. */
 const CONNECTION_GRACE_MS = 2_000;
@@ -187,6 +189,7 @@ interface Running {
   readonly hyperspace: HyperspaceHost;
   readonly url: string;
   readonly port: number;
+  readonly lock: DataDirLock | undefined;
 }
 
 /**
@@ -220,14 +223,23 @@ export function createNode(init: NodeInit = {}): Node {
     const key = await loadOrCreateNodeKey(options.dataDir);
     const nodeId = key.identity.did;
     const sqlite = options.store === 'sqlite';
-    const log = sqlite ? sqliteEventLog({ dir: options.dataDir }) : memoryEventLog();
+    // One data directory, one node: a second node on it is refused before it opens the log.
+    const lock = sqlite ? lockDataDir(options.dataDir) : undefined;
+    const health = trackLogHealth(sqlite ? sqliteEventLog({ dir: options.dataDir }) : memoryEventLog());
+    const log = health.log;
     const artifacts = sqlite ? fileArtifactStore({ dir: options.dataDir }) : memoryArtifactStore();
     const snapshots: SnapshotStore | undefined = sqlite
       ? fileSnapshotStore({ dir: options.dataDir })
       : undefined;
-    const tls = init.tls === undefined ? undefined : await readTls(init.tls);
     const cleanup: (() => Promise<void>)[] = [];
+    if (lock !== undefined) {
+      cleanup.push(() => {
+        lock.release();
+        return Promise.resolve();
+      });
+    }
     try {
+      const tls = init.tls === undefined ? undefined : await readTls(init.tls);
       await log.start();
       cleanup.push(() => log.stop());
       await artifacts.start();
@@ -340,6 +352,7 @@ export function createNode(init: NodeInit = {}): Node {
       await registerHttpFaces(app, components, {
         bodyLimitBytes: options.bodyLimitBytes,
         ready: () => !draining,
+        unreadyReason: health.unwritableReason,
       });
       const trusted = [
         ...(init.trustedPeers ?? []),
@@ -360,13 +373,27 @@ export function createNode(init: NodeInit = {}): Node {
       await listen(app, options.host, options.port);
       const port = (app.server.address() as AddressInfo).port;
       const url = `${tls === undefined ? 'http' : 'https'}://${urlHost(options.host)}:${port}`;
+      lock?.announce(port);
       if (directory !== undefined) {
         await directory.start();
         const started = directory;
         cleanup.push(() => started.stop());
       }
       logger.info({ nodeId, url, auth: policy.required ? 'on' : 'off' }, 'plexus node started');
-      return { key, log, artifacts, runtime, app, ws, directory, router: remote, hyperspace, url, port };
+      return {
+        key,
+        log,
+        artifacts,
+        runtime,
+        app,
+        ws,
+        directory,
+        router: remote,
+        hyperspace,
+        url,
+        port,
+        lock,
+      };
     } catch (error) {
       for (const undo of cleanup.reverse()) await undo().catch(() => undefined);
       throw toPlexusError(error);
@@ -395,7 +422,7 @@ export function createNode(init: NodeInit = {}): Node {
     await closing.catch(() => undefined);
     await r.hyperspace.stop().catch(() => undefined);
     await r.artifacts.stop().catch(() => undefined);
-    await r.log.stop();
+    await r.log.stop().finally(() => r.lock?.release());
     logger.info({ nodeId: r.key.identity.did }, 'plexus node stopped');
   };
 
