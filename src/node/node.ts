@@ -44,6 +44,8 @@ import { registerHttpFaces } from '../transports/http/index.js';
 import { peerDirectory, registerPeerRoutes, type PeerDirectory } from '../transports/peer/index.js';
 import { registerPaymentRoutes } from '../transports/http/payment-route.js';
 import { attachWsJsonRpc } from '../transports/ws-jsonrpc/index.js';
+import { admission } from '../transports/admission.js';
+import { registerAdmission } from '../transports/http/admission-hook.js';
 import type { CapabilitiesConfig, TlsConfig } from './config.js';
 import { resolveNodeInit, type NodeInit } from './node-init.js';
 import { demoAgents } from './demo-agents.js';
@@ -349,6 +351,14 @@ export function createNode(init: NodeInit = {}): Node {
         ...(tls === undefined ? {} : { https: tls }),
       }) as unknown as FastifyInstance;
       cleanup.push(() => app.close());
+      // Load shedding: bounds on work in flight, checked before any face decodes a request.
+      const gate = admission({
+        ...(init.maxInFlight === undefined ? {} : { maxInFlight: init.maxInFlight }),
+        ...(init.maxInFlightPerConnection === undefined
+          ? {}
+          : { maxInFlightPerConnection: init.maxInFlightPerConnection }),
+      });
+      registerAdmission(app, gate, nodeId);
       await registerHttpFaces(app, components, {
         bodyLimitBytes: options.bodyLimitBytes,
         ready: () => !draining,
@@ -368,6 +378,7 @@ export function createNode(init: NodeInit = {}): Node {
       const ws = attachWsJsonRpc(app.server, components, {
         maxMessageBytes: options.bodyLimitBytes,
         methodAliases: hyperspace.methods,
+        admission: gate,
       });
       cleanup.push(() => ws.close());
       await listen(app, options.host, options.port);
