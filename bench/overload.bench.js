@@ -193,7 +193,7 @@ try {
   const f = (x) => x.toFixed(1);
   console.log('\n## Overload: a normal request beside 2,000 idle WebSockets and a 400-request burst\n');
   console.log(
-    `node limits: defaults (maxInFlight 256, maxInFlightPerConnection 32); ${WAVES} waves of ${BURST} demo.slow (${HOLD_SECONDS} s) at once`,
+    `node limits: defaults (maxInFlight 256, maxInFlightPerConnection 32); ${WAVES} wave(s) of ${BURST} demo.slow (${HOLD_SECONDS} s) at once`,
   );
   console.log(
     `idle WebSocket connections: ${IDLE_CONNECTIONS} opened in ${openMs} ms, ${idleOpen} still open at the end`,
