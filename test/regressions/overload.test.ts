@@ -63,7 +63,7 @@ interface RpcAnswer {
   readonly error?: {
     readonly code: number;
     readonly message: string;
-    readonly data?: { readonly code?: string; readonly retryable?: boolean };
+    readonly data?: { readonly code?: string; readonly retryable?: boolean; readonly retry_after?: number };
   };
 }
 
@@ -195,6 +195,7 @@ describe('overload: the WebSocket face', () => {
     expect(shed.error?.message).toMatch(/Rate Limited|limit/);
     expect(shed.error?.data?.code).toBe('RATE_LIMITED');
     expect(shed.error?.data?.retryable).toBe(true);
+    expect(shed.error?.data?.retry_after).toBeGreaterThanOrEqual(1);
     expect(await submittedCount(node)).toBe(before);
 
     // Another connection has its own share.
