@@ -20,7 +20,7 @@
  * peers:
  *   - { url: http://127.0.0.1:3101, did: did:key:z6Mk…, token: <bearer for that node> }
  * peerPollMs: 10000
- * limits: { bodyLimitBytes: 1048576, defaultTimeoutMs: 30000 }
+ * limits: { bodyLimitBytes: 1048576, defaultTimeoutMs: 30000, maxInFlight: 256, maxInFlightPerConnection: 32 }
  * capabilities: { enabled: false, roots: [did:key:z6Mk…], requireToken: true, enforce: true }
  * budgets:                 # prices of charged meters and budget limits, in units (docs/effects.md)
  *   { prices: { tokens: 0.001 }, tenants: { acme: 5 }, default: 1, principals: { ci: 2 } }
@@ -86,6 +86,10 @@ export interface LimitsConfig {
   readonly bodyLimitBytes?: number;
   /** The timeout of a request that names none, ms. */
   readonly defaultTimeoutMs?: number;
+  /** Most requests in flight on the node; more are answered 429 / −32003 (docs/decisions/overload.md). */
+  readonly maxInFlight?: number;
+  /** Most requests in flight on one connection; more are answered 429 / −32003. */
+  readonly maxInFlightPerConnection?: number;
 }
 
 /** The contents of `plexus.yaml`; every field is optional. */
@@ -385,7 +389,12 @@ export function parseNodeConfig(value: unknown, source = 'configuration', baseDi
     config.agents = list(source, 'agents', o['agents']).map((f, i) => at(text(source, `agents[${i}]`, f)));
   }
   if (o['limits'] !== undefined) {
-    const limits = object(source, 'limits', o['limits'], ['bodyLimitBytes', 'defaultTimeoutMs']);
+    const limits = object(source, 'limits', o['limits'], [
+      'bodyLimitBytes',
+      'defaultTimeoutMs',
+      'maxInFlight',
+      'maxInFlightPerConnection',
+    ]);
     const l: { -readonly [K in keyof LimitsConfig]: LimitsConfig[K] } = {};
     if (limits['bodyLimitBytes'] !== undefined) {
       l.bodyLimitBytes = integer(source, 'limits.bodyLimitBytes', limits['bodyLimitBytes'], 1, 1024 ** 3);
@@ -398,6 +407,9 @@ export function parseNodeConfig(value: unknown, source = 'configuration', baseDi
         1,
         3_600_000,
       );
+    }
+    for (const name of ['maxInFlight', 'maxInFlightPerConnection'] as const) {
+      if (limits[name] !== undefined) l[name] = integer(source, `limits.${name}`, limits[name], 1, 1_000_000);
     }
     config.limits = l;
   }

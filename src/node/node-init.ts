@@ -80,6 +80,13 @@ export interface NodeInit {
   readonly bodyLimitBytes?: number;
   /** The timeout of a request that names none, ms. @default 30000 */
   readonly defaultTimeoutMs?: number;
+  /**
+   * Most requests in flight on the node (an async job counts until it ends); more are answered
+   * HTTP 429 with `Retry-After` / JSON-RPC −32003. Health probes are never counted. @default 256
+   */
+  readonly maxInFlight?: number;
+  /** Most requests in flight on one connection (TCP or WebSocket); more are answered 429 / −32003. @default 32 */
+  readonly maxInFlightPerConnection?: number;
   /** How long `stop()` waits for in-flight jobs before cancelling them, ms. @default 10000 */
   readonly drainMs?: number;
   /** TLS certificate and key files (PEM): the node then listens on HTTPS / WSS. */
@@ -121,6 +128,9 @@ export function nodeInitFromConfig(config: NodeConfig, overrides: NodeInit = {})
   if (config.limits?.bodyLimitBytes !== undefined) fromConfig.bodyLimitBytes = config.limits.bodyLimitBytes;
   if (config.limits?.defaultTimeoutMs !== undefined)
     fromConfig.defaultTimeoutMs = config.limits.defaultTimeoutMs;
+  if (config.limits?.maxInFlight !== undefined) fromConfig.maxInFlight = config.limits.maxInFlight;
+  if (config.limits?.maxInFlightPerConnection !== undefined)
+    fromConfig.maxInFlightPerConnection = config.limits.maxInFlightPerConnection;
   if (config.drainMs !== undefined) fromConfig.drainMs = config.drainMs;
   if (config.tls !== undefined) fromConfig.tls = config.tls;
   if (config.capabilities !== undefined) fromConfig.capabilities = config.capabilities;

@@ -44,6 +44,8 @@ import { registerHttpFaces } from '../transports/http/index.js';
 import { peerDirectory, registerPeerRoutes, type PeerDirectory } from '../transports/peer/index.js';
 import { registerPaymentRoutes } from '../transports/http/payment-route.js';
 import { attachWsJsonRpc } from '../transports/ws-jsonrpc/index.js';
+import { admission } from '../transports/admission.js';
+import { registerAdmission } from '../transports/http/admission-hook.js';
 import type { CapabilitiesConfig, TlsConfig } from './config.js';
 import { resolveNodeInit, type NodeInit } from './node-init.js';
 import { distinctAgents } from './agent-ids.js';
@@ -53,6 +55,8 @@ import { NODE_PROJECTIONS } from './offline.js';
 import { loadOrCreateNodeKey, type NodeKey } from './node-key.js';
 import { nodeRouter } from './node-router.js';
 import { loggingObserver } from './node-observer.js';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
+import { trackLogHealth } from './log-health.js';
 
 /** How long `stop()` waits for open HTTP connections after the drain before cutting them, ms. */
 const CONNECTION_GRACE_MS = 2_000;
@@ -189,6 +193,7 @@ interface Running {
   readonly hyperspace: HyperspaceHost;
   readonly url: string;
   readonly port: number;
+  readonly lock: DataDirLock | undefined;
 }
 
 /**
@@ -222,14 +227,23 @@ export function createNode(init: NodeInit = {}): Node {
     const key = await loadOrCreateNodeKey(options.dataDir);
     const nodeId = key.identity.did;
     const sqlite = options.store === 'sqlite';
-    const log = sqlite ? sqliteEventLog({ dir: options.dataDir }) : memoryEventLog();
+    // One data directory, one node: a second node on it is refused before it opens the log.
+    const lock = sqlite ? lockDataDir(options.dataDir) : undefined;
+    const health = trackLogHealth(sqlite ? sqliteEventLog({ dir: options.dataDir }) : memoryEventLog());
+    const log = health.log;
     const artifacts = sqlite ? fileArtifactStore({ dir: options.dataDir }) : memoryArtifactStore();
     const snapshots: SnapshotStore | undefined = sqlite
       ? fileSnapshotStore({ dir: options.dataDir })
       : undefined;
-    const tls = init.tls === undefined ? undefined : await readTls(init.tls);
     const cleanup: (() => Promise<void>)[] = [];
+    if (lock !== undefined) {
+      cleanup.push(() => {
+        lock.release();
+        return Promise.resolve();
+      });
+    }
     try {
+      const tls = init.tls === undefined ? undefined : await readTls(init.tls);
       await log.start();
       cleanup.push(() => log.stop());
       await artifacts.start();
@@ -344,9 +358,18 @@ export function createNode(init: NodeInit = {}): Node {
         ...(tls === undefined ? {} : { https: tls }),
       }) as unknown as FastifyInstance;
       cleanup.push(() => app.close());
+      // Load shedding: bounds on work in flight, checked before any face decodes a request.
+      const gate = admission({
+        ...(init.maxInFlight === undefined ? {} : { maxInFlight: init.maxInFlight }),
+        ...(init.maxInFlightPerConnection === undefined
+          ? {}
+          : { maxInFlightPerConnection: init.maxInFlightPerConnection }),
+      });
+      registerAdmission(app, gate, nodeId);
       await registerHttpFaces(app, components, {
         bodyLimitBytes: options.bodyLimitBytes,
         ready: () => !draining,
+        unreadyReason: health.unwritableReason,
       });
       const trusted = [
         ...(init.trustedPeers ?? []),
@@ -362,18 +385,33 @@ export function createNode(init: NodeInit = {}): Node {
       const ws = attachWsJsonRpc(app.server, components, {
         maxMessageBytes: options.bodyLimitBytes,
         methodAliases: hyperspace.methods,
+        admission: gate,
       });
       cleanup.push(() => ws.close());
       await listen(app, options.host, options.port);
       const port = (app.server.address() as AddressInfo).port;
       const url = `${tls === undefined ? 'http' : 'https'}://${urlHost(options.host)}:${port}`;
+      lock?.announce(port);
       if (directory !== undefined) {
         await directory.start();
         const started = directory;
         cleanup.push(() => started.stop());
       }
       logger.info({ nodeId, url, auth: policy.required ? 'on' : 'off' }, 'plexus node started');
-      return { key, log, artifacts, runtime, app, ws, directory, router: remote, hyperspace, url, port };
+      return {
+        key,
+        log,
+        artifacts,
+        runtime,
+        app,
+        ws,
+        directory,
+        router: remote,
+        hyperspace,
+        url,
+        port,
+        lock,
+      };
     } catch (error) {
       for (const undo of cleanup.reverse()) await undo().catch(() => undefined);
       throw toPlexusError(error);
@@ -402,7 +440,7 @@ export function createNode(init: NodeInit = {}): Node {
     await closing.catch(() => undefined);
     await r.hyperspace.stop().catch(() => undefined);
     await r.artifacts.stop().catch(() => undefined);
-    await r.log.stop();
+    await r.log.stop().finally(() => r.lock?.release());
     logger.info({ nodeId: r.key.identity.did }, 'plexus node stopped');
   };
 

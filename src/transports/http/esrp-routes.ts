@@ -21,6 +21,7 @@ import type { Job } from '../../core/records/job.js';
 import { decodeEsrpRequestTyped } from '../../wire/esrp/request-codec.js';
 import { parseWireText } from '../../wire/registry.js';
 import { esrpAcceptedAnswer, esrpAnswerOfInvocation, esrpJobAnswer, type EsrpAnswer } from './esrp-answer.js';
+import { keepSlotUntil } from './admission-hook.js';
 import { registerEsrpJobList } from './esrp-job-list.js';
 import { bodyText, type FaceScope } from './face-scope.js';
 import type { FaceRouteConfig } from './faces.js';
@@ -77,13 +78,14 @@ function send(reply: FastifyReply, answer: EsrpAnswer, duplicate = false): Fasti
 
 async function submit(
   scope: FaceScope,
+  request: FastifyRequest,
   reply: FastifyReply,
   decoded: DecodedEsrpRequest,
 ): Promise<FastifyReply> {
-  const { job, duplicate, warnings } = await scope.components.runtime.submit(
-    decoded.envelope,
-    decoded.context,
-  );
+  const { runtime } = scope.components;
+  const { job, duplicate, warnings } = await runtime.submit(decoded.envelope, decoded.context);
+  // The job is work in flight until it ends: it keeps the node's admission slot until then.
+  keepSlotUntil(request, runtime.waitForJob(job.id));
   reply.header('location', `/v1/jobs/${encodeURIComponent(job.id)}`);
   return send(reply, esrpAcceptedAnswer(job, decoded.typed.request_id, warnings), duplicate);
 }
@@ -114,13 +116,13 @@ export function registerEsrpRoutes(app: FastifyInstance, scope: FaceScope): void
 
   app.post('/v1/execute', ESRP_ROUTE, async (request, reply) => {
     const decoded = decodeEsrpHttpRequest(scope, request);
-    if (decoded.typed.mode.type === 'async') return submit(scope, reply, decoded);
+    if (decoded.typed.mode.type === 'async') return submit(scope, request, reply, decoded);
     const invocation = await runtime.invoke(decoded.envelope, decoded.context);
     return send(reply, esrpAnswerOfInvocation(invocation, decoded.typed.request_id), invocation.duplicate);
   });
 
   app.post('/v1/jobs', ESRP_ROUTE, async (request, reply) =>
-    submit(scope, reply, decodeEsrpHttpRequest(scope, request)),
+    submit(scope, request, reply, decodeEsrpHttpRequest(scope, request)),
   );
 
   registerEsrpJobList(app, scope, ESRP_ROUTE); // GET /v1/jobs: the caller's jobs, newest first

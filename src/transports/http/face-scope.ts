@@ -40,6 +40,11 @@ export interface HttpFacesInit {
    * default checks already require the event log open and the runtime started.
    */
   readonly ready?: () => boolean | Promise<boolean>;
+  /**
+   * Why the node cannot serve now (e.g. its event log cannot be written), or `undefined`:
+   * a reason makes `GET /readyz` answer 503 with it.
+   */
+  readonly unreadyReason?: () => string | undefined;
 }
 
 /** {@link HttpFacesInit} with the defaults filled in. */
@@ -48,6 +53,7 @@ export interface HttpFacesSettings {
   readonly heartbeatMs: number;
   readonly fallbackHandlers: boolean;
   readonly ready: (() => boolean | Promise<boolean>) | undefined;
+  readonly unreadyReason: (() => string | undefined) | undefined;
 }
 
 /** The default body limit: 1 MiB. */
@@ -78,6 +84,7 @@ export function httpFacesSettings(init: HttpFacesInit = {}): HttpFacesSettings {
     heartbeatMs,
     fallbackHandlers: init.fallbackHandlers ?? true,
     ready: init.ready,
+    unreadyReason: init.unreadyReason,
   };
 }
 

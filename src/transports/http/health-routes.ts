@@ -2,7 +2,8 @@
  * Health probes, served without authentication:
  * - `GET /healthz` → 200 `{status: 'ok'}` while the process serves HTTP;
  * - `GET /readyz` → 200 `{status: 'ready'}` when the event log is open, the runtime is
- *   started and the node's own check (`HttpFacesInit.ready`) passes, else 503
+ *   started, the node names no reason to refuse (`HttpFacesInit.unreadyReason`, e.g. its
+ *   event log cannot be written) and its own check (`HttpFacesInit.ready`) passes, else 503
  *   `{status: 'unavailable', reason}`.
  */
 import type { FastifyInstance } from 'fastify';
@@ -29,6 +30,8 @@ export async function notReadyReason(scope: FaceScope): Promise<string | undefin
   } catch (error) {
     if (!(error instanceof PlexusError) || error.code !== 'NOT_FOUND') return 'the runtime is not started';
   }
+  const unwritable = scope.settings.unreadyReason?.();
+  if (unwritable !== undefined) return unwritable;
   const ready = scope.settings.ready;
   if (ready !== undefined) {
     try {

@@ -20,6 +20,7 @@ import {
   toJsonRpcError,
 } from '../../wire/jsonrpc/index.js';
 import type { JsonRpcId, JsonRpcResponse } from '../../wire/jsonrpc/index.js';
+import type { Admission } from '../admission.js';
 import type { FaceLogger } from '../face-components.js';
 import { errorDataWithRecovery, hyperspaceDispatch } from './dispatch.js';
 import { WS_CLOSE_CODES } from './protocol.js';
@@ -49,6 +50,8 @@ export interface ConnectionInit {
   readonly limits: ConnectionLimits;
   readonly methodAliases: ReadonlyMap<string, string>;
   readonly now: () => number;
+  /** The node's admission control: every call takes a slot, this socket being its connection. */
+  readonly admission?: Admission;
 }
 
 /** A live connection, as the server tracks it. */
@@ -146,6 +149,7 @@ export function openConnection(init: ConnectionInit): Connection {
       ...(init.capability === undefined ? {} : { capability: init.capability }),
       transport: { remoteAddress: init.remoteAddress, connection: id },
       signal: controller.signal,
+      ...(init.admission === undefined ? {} : { admission: init.admission, connection: ws }),
       notify: (text) => {
         if (ws.readyState === WebSocket.OPEN) ws.send(text);
       },

@@ -17,6 +17,7 @@ import { warningsOf, type EraWarning } from '../../runtime/pipeline/era.js';
 import type { Principal as AuthPrincipal } from '../../security/auth/index.js';
 import { JSONRPC_EXTENSIONS, JSONRPC_VERSION } from '../../wire/jsonrpc/index.js';
 import type { JsonRpcDispatch, JsonRpcId, JsonRpcParams } from '../../wire/jsonrpc/index.js';
+import type { Admission } from '../admission.js';
 import { runtimePrincipal } from '../face-components.js';
 import { WS_CONTROL_PARAMS, WS_STREAM_METHOD } from './protocol.js';
 import type { WsStreamChunk } from './protocol.js';
@@ -173,6 +174,10 @@ export interface CallerContext {
   readonly signal: AbortSignal;
   /** Sends a notification (a stream chunk) to the caller. */
   notify(text: string): void;
+  /** The node's admission control: each call takes a slot before anything of it runs. */
+  readonly admission?: Admission;
+  /** What identifies the connection to {@link CallerContext.admission}. */
+  readonly connection?: object;
 }
 
 /** Options of {@link hyperspaceDispatch}. */
@@ -262,6 +267,20 @@ export function hyperspaceDispatch(
 ): JsonRpcDispatch {
   const principal = runtimePrincipal(caller.principal);
   return async (method, params, _signal, envelope) => {
+    // Shed before anything is decoded or run: −32003 (Rate Limited) beyond the bounds.
+    const slot = caller.admission?.admit(caller.connection ?? caller);
+    try {
+      return await call(method, params, envelope);
+    } finally {
+      slot?.release();
+    }
+  };
+
+  async function call(
+    method: string,
+    params: JsonRpcParams | undefined,
+    envelope: Parameters<JsonRpcDispatch>[3],
+  ): Promise<JsonValue> {
     const verb = options.methodAliases.get(method) ?? method;
     const { data, controls } = splitParams(params);
     const isNotification = envelope.kind === 'notification';
@@ -288,5 +307,5 @@ export function hyperspaceDispatch(
     );
     announceWarnings(caller, id, invocation.warnings ?? warningsOf(invocation.envelope));
     return resultOf(invocation.envelope);
-  };
+  }
 }

@@ -9,6 +9,7 @@ import { WebSocketServer } from 'ws';
 import type WebSocket from 'ws';
 import { PlexusError, toPlexusError } from '../../core/errors.js';
 import { bearerChallenge } from '../../security/auth/index.js';
+import type { Admission } from '../admission.js';
 import { silentLogger } from '../face-components.js';
 import type { FaceComponents } from '../face-components.js';
 import { credentialStillValid } from '../capability-gate.js';
@@ -63,6 +64,11 @@ export interface WsJsonRpcInit {
   readonly methodAliases?: Readonly<Record<string, string>>;
   /** The clock, Unix ms (credential expiry). @default Date.now */
   readonly now?: () => number;
+  /**
+   * The node's admission control: each call takes a slot (node-wide and per connection) before
+   * it runs; a call beyond the bounds is answered −32003 (Rate Limited). @default none
+   */
+  readonly admission?: Admission;
 }
 
 /** The attached face. */
@@ -171,6 +177,7 @@ export function attachWsJsonRpc(
       limits,
       methodAliases,
       now,
+      ...(init.admission === undefined ? {} : { admission: init.admission }),
     });
     connections.add(connection);
     void connection.closed.then(() => connections.delete(connection));

@@ -1,0 +1,91 @@
+/**
+ * Load shedding on the node's HTTP server: one `onRequest` hook, ahead of authentication,
+ * body parsing and every route, takes an admission slot for each request (see
+ * `../admission.ts`) and gives it back when the response closes. A request beyond the bounds
+ * is answered 429 with `Retry-After` in its face's own form — an ESRP response on `/v1/*`,
+ * an Emergence ERROR (429) on `/emergence`, the peer refusal body on `/v1/peer/invoke` — and
+ * nothing of it runs. Not counted: the health probes (never shed) and job event streams
+ * (long-lived subscriptions, not work).
+ *
+ * An asynchronous submission keeps the node's share of its slot until its job ends
+ * ({@link keepSlotUntil}), so `POST /v1/jobs` cannot start unbounded work.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import { PlexusError } from '../../core/errors.js';
+import type { Admission, AdmissionSlot } from '../admission.js';
+import { PEER_INVOKE_PATH } from '../peer/peer-config.js';
+import { httpStatusOf, peerErrorBody } from '../peer/peer-wire.js';
+import { sendFaceError } from './face-errors.js';
+import { faceOfRequest } from './faces.js';
+import { retryAfterHeader } from './http-deprecation.js';
+
+/** Routes whose requests take no slot: the health probes and job event streams (SSE). */
+const UNCOUNTED_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/v1/jobs/:id/events']);
+
+interface HeldSlot {
+  readonly slot: AdmissionSlot;
+  /** True once the node's share outlives the response (an async job). */
+  kept: boolean;
+}
+
+const held = new WeakMap<IncomingMessage, HeldSlot>();
+
+/**
+ * Keeps the node's share of `request`'s slot until `done` settles (the connection's share is
+ * still given back with the response). Nothing when the request took no slot.
+ */
+export function keepSlotUntil(request: FastifyRequest, done: Promise<unknown>): void {
+  const entry = held.get(request.raw);
+  if (entry === undefined || entry.kept) return;
+  entry.kept = true;
+  const release = (): void => {
+    entry.slot.release();
+  };
+  done.then(release, release);
+}
+
+function refuse(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: PlexusError,
+  nodeId: string,
+): FastifyReply {
+  if ((request.url.split('?')[0] ?? '') === PEER_INVOKE_PATH) {
+    for (const [name, value] of Object.entries(retryAfterHeader(error.toData()))) reply.header(name, value);
+    return reply
+      .code(httpStatusOf(error))
+      .header('content-type', 'application/json; charset=utf-8')
+      .send(JSON.stringify(peerErrorBody(error)));
+  }
+  return sendFaceError(reply, faceOfRequest(request), error, { nodeId });
+}
+
+/**
+ * Adds the admission hook to `app`. Call it before the faces are registered: a root hook
+ * covers the routes of every face registered after it.
+ */
+export function registerAdmission(app: FastifyInstance, gate: Admission, nodeId: string): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    const route = request.routeOptions.url;
+    if (route !== undefined && UNCOUNTED_ROUTES.has(route)) {
+      done();
+      return;
+    }
+    let slot: AdmissionSlot;
+    try {
+      slot = gate.admit(request.raw.socket);
+    } catch (error) {
+      if (!(error instanceof PlexusError)) throw error;
+      refuse(request, reply, error, nodeId);
+      return;
+    }
+    const entry: HeldSlot = { slot, kept: false };
+    held.set(request.raw, entry);
+    reply.raw.once('close', () => {
+      if (entry.kept) slot.releaseConnection();
+      else slot.release();
+    });
+    done();
+  });
+}
