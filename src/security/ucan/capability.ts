@@ -5,7 +5,8 @@
  *
  * The mapping:
  * - a resource `session/*` is the URI `agentese:session/*`; `agentese:*` is every resource;
- * - a verb is the resource `agentese:verb/<name>` (`agentese:verb/soul.*` covers `soul.` verbs);
+ * - a verb is the resource `agentese:verb/<name>` (`agentese:verb/soul.*` covers `soul.` verbs,
+ *   `agentese:verb/*` every verb); a token must hold a capability on it to call it at all;
  * - a scope `soul:read` is the ability `soul/read` (`soul:*` → `soul/*`; `*` is top);
  * - an effect `writes` is the ability `effect/writes` on each of its resources.
  *
@@ -32,10 +33,14 @@ export interface CapabilityEntry {
 /** What a request needs: an ability on a resource, and the AGENTESE words it came from. */
 export interface Requirement {
   readonly resource: string;
+  /** The ability needed; for a `verb` requirement `*`, but any ability on the resource holds. */
   readonly ability: string;
-  /** `scope` for a `capabilities` entry of the verb spec, `effect` for a declared effect. */
-  readonly kind: 'scope' | 'effect';
-  /** The scope (`soul:read`) or the effect with its resource (`writes:session_registry`). */
+  /**
+   * `verb` for the verb itself (any capability whose resource covers `agentese:verb/<name>`),
+   * `scope` for a `capabilities` entry of the verb spec, `effect` for a declared effect.
+   */
+  readonly kind: 'verb' | 'scope' | 'effect';
+  /** The verb (`math.evaluate`), the scope (`soul:read`) or the effect with its resource (`writes:session_registry`). */
   readonly scope: string;
 }
 
