@@ -292,7 +292,7 @@ export function improvingPrimitive(
         input: S.CURATE_INPUT,
         output: S.CURATE_OUTPUT,
         category: 'mutation',
-        effects: { deletes: ['improving/trajectories'] },
+        effects: { reads: ['improving/trajectories'], deletes: ['improving/trajectories'] },
         handler: curate,
       },
       {

@@ -382,7 +382,7 @@ export function learningPrimitive(components: PrimitiveComponents, init: Learnin
         input: S.CURATE_INPUT,
         output: S.CURATE_OUTPUT,
         category: 'mutation',
-        effects: { reads: ['learning/reflections'], writes: ['learning/playbooks'] },
+        effects: { reads: ['learning/playbooks'], deletes: ['learning/playbooks'] },
         handler: curate,
       },
       {
