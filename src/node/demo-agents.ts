@@ -62,6 +62,11 @@ export const DEMO_VERBS: readonly DemoVerbInfo[] = [
   },
 ];
 
+/**
+ * The spec of a demo verb: a query that touches nothing (no declared effects: it reads no
+ * resource and writes nothing; `demo.slow` only reports progress on its own job) and needs
+ * the scope `<namespace>:read` (`math:read` for `math.evaluate`).
+ */
 function spec(name: string, capability: AgentCapability, description: string): VerbSpec {
   return {
     name,
@@ -70,7 +75,7 @@ function spec(name: string, capability: AgentCapability, description: string): V
     input: capability.input,
     output: capability.output,
     effects: {},
-    capabilities: [],
+    capabilities: [`${name.slice(0, name.indexOf('.'))}:read`],
     category: 'query',
     deterministic: true,
     description,

@@ -9,6 +9,7 @@
  */
 import { PlexusError } from '../core/errors.js';
 import type { AgentCapability } from '../core/records/agent-card.js';
+import type { Effects } from '../core/records/effects.js';
 import type { VerbSpec } from '../core/records/verb-spec.js';
 import type { JsonSchema } from '../core/schema-validator.js';
 import { defineAgent, type AgentDefinition, type AgentHandlers, type VerbHandler } from '../runtime/index.js';
@@ -35,6 +36,12 @@ export interface PrimitiveMethod {
   readonly output: JsonSchema;
   /** `query` when the method changes nothing, `mutation` otherwise. */
   readonly category: 'query' | 'mutation';
+  /**
+   * What the method touches (seed 002 Part III), as resources named `<primitive>/<what>`
+   * (`writes: ['state/sessions']`); `{}` for a method that touches nothing. A capability token
+   * must grant each one (docs/capabilities.md, "The built-in verbs").
+   */
+  readonly effects: Effects;
   /**
    * True when the same params on the same state always give the same result (recovery may
    * run it again after a crash).
@@ -93,8 +100,17 @@ export function primitiveVerb(primitive: string, method: string): string {
 }
 
 /**
+ * The capability scope a primitive method needs: `<primitive>:read` for a query,
+ * `<primitive>:write` for a mutation (`state:write` for `state.create_session`).
+ */
+export function primitiveScope(primitive: string, category: 'query' | 'mutation'): string {
+  return `${primitive}:${category === 'query' ? 'read' : 'write'}`;
+}
+
+/**
  * Defines a primitive: one agent whose id is the primitive's name, one capability and verb
- * spec per method, and the method → verb table of the JSON-RPC face.
+ * spec per method (its scope from {@link primitiveScope}, its declared effects), and the
+ * method → verb table of the JSON-RPC face.
  *
  * @throws PlexusError `INVALID_PARAMS` for a bad name, method or schema (from the card checks),
  *   or a method listed twice.
@@ -121,8 +137,8 @@ export function definePrimitive(init: PrimitiveInit): Primitive {
       status: 'stable',
       input: m.input,
       output: m.output,
-      effects: {},
-      capabilities: [],
+      effects: m.effects,
+      capabilities: [primitiveScope(init.name, m.category)],
       category: m.category,
       deterministic: m.deterministic ?? m.category === 'query',
       description: m.description,

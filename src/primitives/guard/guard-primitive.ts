@@ -159,6 +159,7 @@ export function guardPrimitive(components: GuardComponents, init: GuardInit = {}
         input: VALIDATE_INPUT,
         output: VALIDATE_OUTPUT,
         category: 'query',
+        effects: {},
         handler(input) {
           const { data, schema } = input as { data: JsonValue; schema: boolean | JsonObject };
           const problems = schemas.validate(schema, data);
@@ -174,6 +175,7 @@ export function guardPrimitive(components: GuardComponents, init: GuardInit = {}
         input: CHECK_SAFETY_INPUT,
         output: CHECK_SAFETY_OUTPUT,
         category: 'query',
+        effects: { reads: ['guard/policies'] },
         handler(input) {
           const { content, policy } = input as { content: JsonValue; policy?: string | SafetyPolicy };
           const length = contentLength(content);
@@ -215,6 +217,7 @@ export function guardPrimitive(components: GuardComponents, init: GuardInit = {}
         input: CHECK_BUDGET_INPUT,
         output: CHECK_BUDGET_OUTPUT,
         category: 'query',
+        effects: { reads: ['state/sessions', 'guard/budgets'] },
         handler(input, ctx) {
           const { sessionId, estimatedCost } = input as { sessionId: string; estimatedCost: number };
           const cost = toMicros(estimatedCost, 'estimatedCost');
@@ -232,6 +235,7 @@ export function guardPrimitive(components: GuardComponents, init: GuardInit = {}
         input: CONSUME_BUDGET_INPUT,
         output: CONSUME_BUDGET_OUTPUT,
         category: 'mutation',
+        effects: { reads: ['state/sessions'], writes: ['guard/budgets'] },
         handler(input, ctx) {
           const { sessionId, amount, description } = input as {
             sessionId: string;
@@ -282,6 +286,7 @@ export function guardPrimitive(components: GuardComponents, init: GuardInit = {}
         input: RATE_LIMIT_INPUT,
         output: RATE_LIMIT_OUTPUT,
         category: 'mutation',
+        effects: { writes: ['guard/rate_limits'] },
         handler(input, ctx) {
           const p = input as { key: string; limit: number; window: number | string; enforce?: boolean };
           const ms = windowMs(p.window);
@@ -320,6 +325,7 @@ export function guardPrimitive(components: GuardComponents, init: GuardInit = {}
         input: BUDGET_STATUS_INPUT,
         output: BUDGET_STATUS_OUTPUT,
         category: 'query',
+        effects: { reads: ['state/sessions', 'guard/budgets'] },
         handler(input, ctx) {
           const { sessionId } = input as { sessionId: string };
           return units(figures(sessions.require(sessionId, ctx.envelope.tenantId)));

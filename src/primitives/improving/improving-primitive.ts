@@ -273,6 +273,7 @@ export function improvingPrimitive(
         input: S.RECORD_INPUT,
         output: S.RECORD_OUTPUT,
         category: 'mutation',
+        effects: { writes: ['improving/trajectories'] },
         handler: recordTrajectory,
       },
       {
@@ -282,6 +283,7 @@ export function improvingPrimitive(
         input: S.GET_EXEMPLARS_INPUT,
         output: S.GET_EXEMPLARS_OUTPUT,
         category: 'mutation',
+        effects: { reads: ['improving/trajectories'], writes: ['improving/trajectories'] },
         handler: getExemplars,
       },
       {
@@ -290,6 +292,7 @@ export function improvingPrimitive(
         input: S.CURATE_INPUT,
         output: S.CURATE_OUTPUT,
         category: 'mutation',
+        effects: { reads: ['improving/trajectories'], deletes: ['improving/trajectories'] },
         handler: curate,
       },
       {
@@ -298,6 +301,7 @@ export function improvingPrimitive(
         input: S.AUGMENT_INPUT,
         output: S.AUGMENT_OUTPUT,
         category: 'mutation',
+        effects: { reads: ['improving/trajectories'], writes: ['improving/trajectories'] },
         handler: augment,
       },
       {
@@ -306,6 +310,7 @@ export function improvingPrimitive(
         input: S.ASSESS_INPUT,
         output: S.ASSESS_OUTPUT,
         category: 'query',
+        effects: { reads: ['improving/trajectories'] },
         handler: assess,
       },
       {
@@ -314,6 +319,7 @@ export function improvingPrimitive(
         input: S.STATS_INPUT,
         output: S.STATS_OUTPUT,
         category: 'query',
+        effects: { reads: ['improving/trajectories'] },
         handler: getLibraryStats,
       },
     ],

@@ -364,6 +364,7 @@ export function learningPrimitive(components: PrimitiveComponents, init: Learnin
         input: S.GET_PLAYBOOK_INPUT,
         output: S.GET_PLAYBOOK_OUTPUT,
         category: 'query',
+        effects: { reads: ['learning/playbooks'] },
         handler: getPlaybook,
       },
       {
@@ -372,6 +373,7 @@ export function learningPrimitive(components: PrimitiveComponents, init: Learnin
         input: S.REFLECT_INPUT,
         output: S.REFLECT_OUTPUT,
         category: 'mutation',
+        effects: { reads: ['learning/playbooks'], writes: ['learning/reflections'] },
         handler: reflect,
       },
       {
@@ -380,6 +382,7 @@ export function learningPrimitive(components: PrimitiveComponents, init: Learnin
         input: S.CURATE_INPUT,
         output: S.CURATE_OUTPUT,
         category: 'mutation',
+        effects: { reads: ['learning/playbooks'], deletes: ['learning/playbooks'] },
         handler: curate,
       },
       {
@@ -388,6 +391,7 @@ export function learningPrimitive(components: PrimitiveComponents, init: Learnin
         input: S.ADD_BULLET_INPUT,
         output: S.ADD_BULLET_OUTPUT,
         category: 'mutation',
+        effects: { writes: ['learning/playbooks'] },
         handler: addBullet,
       },
       {
@@ -396,6 +400,7 @@ export function learningPrimitive(components: PrimitiveComponents, init: Learnin
         input: S.FEEDBACK_INPUT,
         output: S.FEEDBACK_OUTPUT,
         category: 'mutation',
+        effects: { writes: ['learning/playbooks'] },
         handler: feedback,
       },
       {
@@ -404,6 +409,7 @@ export function learningPrimitive(components: PrimitiveComponents, init: Learnin
         input: S.GET_STATS_INPUT,
         output: S.GET_STATS_OUTPUT,
         category: 'query',
+        effects: { reads: ['learning/playbooks'] },
         handler: getStats,
       },
     ],

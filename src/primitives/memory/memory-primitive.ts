@@ -157,6 +157,7 @@ export function memoryPrimitive(components: MemoryComponents, init: MemoryInit =
         input: STORE_INPUT,
         output: STORE_OUTPUT,
         category: 'mutation',
+        effects: { writes: ['memory/memories'] },
         async handler(input, ctx) {
           const p = input as {
             content: string;
@@ -216,6 +217,7 @@ export function memoryPrimitive(components: MemoryComponents, init: MemoryInit =
         input: SEARCH_INPUT,
         output: SEARCH_OUTPUT,
         category: 'query',
+        effects: { reads: ['memory/memories'] },
         async handler(input, ctx) {
           const p = input as {
             query: string;
@@ -256,6 +258,7 @@ export function memoryPrimitive(components: MemoryComponents, init: MemoryInit =
         input: ID_INPUT,
         output: GET_OUTPUT,
         category: 'query',
+        effects: { reads: ['memory/memories'] },
         handler(input, ctx) {
           return Promise.resolve(memoryItem(require((input as { id: string }).id, ctx)));
         },
@@ -266,6 +269,7 @@ export function memoryPrimitive(components: MemoryComponents, init: MemoryInit =
         input: LIST_INPUT,
         output: LIST_OUTPUT,
         category: 'query',
+        effects: { reads: ['memory/memories'] },
         handler(input, ctx) {
           const p = input as { sessionId: string; limit?: number; offset?: number };
           const state = memories.state();
@@ -285,6 +289,7 @@ export function memoryPrimitive(components: MemoryComponents, init: MemoryInit =
         input: ID_INPUT,
         output: DELETE_OUTPUT,
         category: 'mutation',
+        effects: { deletes: ['memory/memories'] },
         deterministic: true,
         handler(input, ctx) {
           const { id } = input as { id: string };
@@ -307,6 +312,7 @@ export function memoryPrimitive(components: MemoryComponents, init: MemoryInit =
         input: ID_INPUT,
         output: ARCHIVE_OUTPUT,
         category: 'mutation',
+        effects: { writes: ['memory/memories'] },
         deterministic: true,
         handler(input, ctx) {
           const { id } = input as { id: string };

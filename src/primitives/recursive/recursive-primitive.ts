@@ -136,6 +136,7 @@ export function recursivePrimitive(components: RecursiveComponents, init: Recurs
         input: ANALYZE_INPUT,
         output: ANALYZE_OUTPUT,
         category: 'query',
+        effects: { reads: ['state/sessions', 'recursive/limits'] },
         handler(input, ctx) {
           const p = input as {
             sessionId: string;
@@ -159,6 +160,7 @@ export function recursivePrimitive(components: RecursiveComponents, init: Recurs
         input: TRACK_INPUT,
         output: TRACK_OUTPUT,
         category: 'mutation',
+        effects: { reads: ['state/sessions', 'recursive/limits'], writes: ['recursive/traces'] },
         handler(input, ctx) {
           const { sessionId, step, depth } = input as { sessionId: string; step: string; depth: number };
           return lock.run(sessionId, async () => {
@@ -197,6 +199,7 @@ export function recursivePrimitive(components: RecursiveComponents, init: Recurs
         input: GET_TRACE_INPUT,
         output: GET_TRACE_OUTPUT,
         category: 'query',
+        effects: { reads: ['state/sessions', 'recursive/traces'] },
         handler(input, ctx) {
           const { sessionId } = input as { sessionId: string };
           sessions.require(sessionId, ctx.envelope.tenantId);
@@ -228,6 +231,7 @@ export function recursivePrimitive(components: RecursiveComponents, init: Recurs
         input: SET_MAX_DEPTH_INPUT,
         output: SET_MAX_DEPTH_OUTPUT,
         category: 'mutation',
+        effects: { reads: ['state/sessions'], writes: ['recursive/limits'] },
         handler(input, ctx) {
           const { sessionId, maxDepth } = input as { sessionId: string; maxDepth: number };
           return lock.run(sessionId, async () => {

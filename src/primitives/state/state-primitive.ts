@@ -181,6 +181,7 @@ export function statePrimitive(components: PrimitiveComponents, init: StateInit 
         input: CREATE_SESSION_INPUT,
         output: CREATE_SESSION_OUTPUT,
         category: 'mutation',
+        effects: { writes: ['state/sessions'] },
         async handler(input, ctx) {
           const p = input as {
             agentName?: string;
@@ -222,6 +223,7 @@ export function statePrimitive(components: PrimitiveComponents, init: StateInit 
         input: SESSION_ONLY_INPUT,
         output: SESSION_INFO_OUTPUT,
         category: 'query',
+        effects: { reads: ['state/sessions'] },
         handler(input, ctx) {
           const { sessionId } = input as { sessionId: string };
           return sessionInfo(sessions.require(sessionId, ctx.envelope.tenantId));
@@ -233,6 +235,7 @@ export function statePrimitive(components: PrimitiveComponents, init: StateInit 
         input: SET_STATE_INPUT,
         output: SET_STATE_OUTPUT,
         category: 'mutation',
+        effects: { reads: ['state/sessions'], writes: ['state/values'] },
         handler(input, ctx) {
           const { sessionId, key, value } = input as { sessionId: string; key: string; value: JsonValue };
           const length = JSON.stringify(value).length;
@@ -265,6 +268,7 @@ export function statePrimitive(components: PrimitiveComponents, init: StateInit 
         input: GET_STATE_INPUT,
         output: GET_STATE_OUTPUT,
         category: 'query',
+        effects: { reads: ['state/sessions', 'state/values'] },
         handler(input, ctx) {
           const { sessionId, key } = input as { sessionId: string; key: string };
           const session = sessions.require(sessionId, ctx.envelope.tenantId);
@@ -278,6 +282,7 @@ export function statePrimitive(components: PrimitiveComponents, init: StateInit 
         input: SESSION_ONLY_INPUT,
         output: END_SESSION_OUTPUT,
         category: 'mutation',
+        effects: { writes: ['state/sessions'] },
         handler(input, ctx) {
           const { sessionId } = input as { sessionId: string };
           return lock.run(sessionId, async () => {
@@ -301,6 +306,7 @@ export function statePrimitive(components: PrimitiveComponents, init: StateInit 
         input: RECORD_EPISODE_INPUT,
         output: RECORD_EPISODE_OUTPUT,
         category: 'mutation',
+        effects: { reads: ['state/sessions'], writes: ['state/episodes'] },
         handler(input, ctx) {
           const { sessionId, outcome, reward } = input as {
             sessionId: string;

@@ -1,8 +1,9 @@
 /**
  * The capability authorizer (DESIGN D7, §3 "authorise"; seed 002 §2.2, §13.3): the request's
  * UCAN chain — in the envelope's `capability` field, or the `proof` of an AGENTESE
- * capability object — must be addressed to this node, rest on a trusted root, and grant every
- * scope and effect the verb spec declares (for a broadcast, every candidate's). Refusals are
+ * capability object — must be addressed to this node, rest on a trusted root, cover the verb
+ * (a capability on `agentese:verb/<name>` or a pattern covering it) and grant every scope and
+ * effect the verb spec declares (for a broadcast, every candidate's). Refusals are
  * `UNAUTHORIZED` (no token, or a broken link: `details.reason`, `details.link`,
  * `details.cid`) or `FORBIDDEN` (a valid chain without a needed scope or effect:
  * `details.scope`, `details.resource`, `details.ability`).
@@ -53,7 +54,8 @@ export interface CapabilityAuthorizerComponents {
 /** Options of {@link capabilityAuthorizer}. */
 export interface CapabilityAuthorizerInit extends CapabilityAuthorizerComponents {
   /**
-   * Refuse requests without a token even for verbs that declare no scope or effect.
+   * Refuse requests without a token even for verbs that declare no scope or effect. (A token
+   * that is presented must cover the verb whatever this says.)
    * @default true
    */
   readonly requireToken?: boolean;
@@ -89,6 +91,8 @@ export interface CapabilityAuthorizer extends Authorizer {
 /** What the authorizer derives once per verb spec. */
 interface SpecFacts {
   readonly requirements: readonly Requirement[];
+  /** The first scope or effect the verb declares (a request without a token is refused then). */
+  readonly declared: Requirement | undefined;
   readonly charges: readonly string[];
   readonly mutation: boolean;
   readonly effects: JsonObject;
@@ -99,8 +103,10 @@ const facts = new WeakMap<VerbSpec, SpecFacts>();
 function factsOf(spec: VerbSpec): SpecFacts {
   let f = facts.get(spec);
   if (f === undefined) {
+    const requirements = verbRequirements(spec);
     f = {
-      requirements: verbRequirements(spec),
+      requirements,
+      declared: requirements.find((r) => r.kind !== 'verb'),
       charges: spec.effects.charges ?? [],
       mutation: spec.category === 'mutation',
       effects: spec.effects as unknown as JsonObject,
@@ -113,14 +119,22 @@ function factsOf(spec: VerbSpec): SpecFacts {
 /** Chains known to cover a verb's needs whatever the request (no caveat was involved). */
 const covered = new WeakMap<VerifiedChain, WeakSet<SpecFacts>>();
 
-const NO_FACTS: SpecFacts = { requirements: [], charges: [], mutation: false, effects: {} };
+const NO_FACTS: SpecFacts = {
+  requirements: [],
+  declared: undefined,
+  charges: [],
+  mutation: false,
+  effects: {},
+};
 
 function combined(specs: readonly VerbSpec[]): SpecFacts {
   if (specs.length === 0) return NO_FACTS;
   if (specs.length === 1) return factsOf(specs[0] as VerbSpec);
   const all = specs.map(factsOf);
+  const requirements = unionRequirements(all.map((f) => f.requirements));
   return {
-    requirements: unionRequirements(all.map((f) => f.requirements)),
+    requirements,
+    declared: requirements.find((r) => r.kind !== 'verb'),
     charges: [...new Set(all.flatMap((f) => f.charges))],
     mutation: all.some((f) => f.mutation),
     effects: Object.assign({}, ...all.map((f) => f.effects)) as JsonObject,
@@ -248,8 +262,8 @@ export function capabilityAuthorizer(init: CapabilityAuthorizerInit): Capability
       let refusal: PlexusError | undefined;
       try {
         if (token === undefined) {
-          if (requireToken || f.requirements.length > 0) {
-            const first = f.requirements[0];
+          if (requireToken || f.declared !== undefined) {
+            const first = f.declared;
             throw ucanError(
               'missing',
               first === undefined

@@ -5,7 +5,8 @@
  *
  * The mapping:
  * - a resource `session/*` is the URI `agentese:session/*`; `agentese:*` is every resource;
- * - a verb is the resource `agentese:verb/<name>` (`agentese:verb/soul.*` covers `soul.` verbs);
+ * - a verb is the resource `agentese:verb/<name>` (`agentese:verb/soul.*` covers `soul.` verbs,
+ *   `agentese:verb/*` every verb); a token must hold a capability on it to call it at all;
  * - a scope `soul:read` is the ability `soul/read` (`soul:*` → `soul/*`; `*` is top);
  * - an effect `writes` is the ability `effect/writes` on each of its resources.
  *
@@ -32,10 +33,14 @@ export interface CapabilityEntry {
 /** What a request needs: an ability on a resource, and the AGENTESE words it came from. */
 export interface Requirement {
   readonly resource: string;
+  /** The ability needed; for a `verb` requirement `*`, but any ability on the resource holds. */
   readonly ability: string;
-  /** `scope` for a `capabilities` entry of the verb spec, `effect` for a declared effect. */
-  readonly kind: 'scope' | 'effect';
-  /** The scope (`soul:read`) or the effect with its resource (`writes:session_registry`). */
+  /**
+   * `verb` for the verb itself (any capability whose resource covers `agentese:verb/<name>`),
+   * `scope` for a `capabilities` entry of the verb spec, `effect` for a declared effect.
+   */
+  readonly kind: 'verb' | 'scope' | 'effect';
+  /** The verb (`math.evaluate`), the scope (`soul:read`) or the effect with its resource (`writes:session_registry`). */
   readonly scope: string;
 }
 
@@ -140,13 +145,15 @@ export function isBudget(value: JsonValue | undefined): value is { [meter: strin
 }
 
 /**
- * True when caveat `child` is `parent` or narrower (spec §3.2.6.3: it keeps every field of
- * the parent, and may add fields). A `budget` may lower each meter's cap and add meters;
- * every other field must be equal.
+ * True when caveat `child` is `parent` or narrower (UCAN 0.10 §3.2.6.3: it keeps every field
+ * of the parent, and may add fields). A `budget` may lower each meter's cap and add meters;
+ * an array is a list of allowed alternatives and may keep a subset of them (the conformance
+ * fixtures' `{"templates": [...]}`); every other field must be equal. Removing a field,
+ * raising a cap, adding an alternative or changing a value loosens the caveat: not narrower.
  */
 export function caveatNarrows(parent: Caveat, child: Caveat): boolean {
   for (const [key, value] of Object.entries(parent)) {
-    if (!(key in child)) return false;
+    if (!Object.hasOwn(child, key)) return false;
     const own = child[key];
     if (key === 'budget' && isBudget(value)) {
       if (!isBudget(own)) return false;
@@ -154,6 +161,8 @@ export function caveatNarrows(parent: Caveat, child: Caveat): boolean {
         const mine = own[meter];
         if (mine === undefined || mine > cap) return false;
       }
+    } else if (Array.isArray(value)) {
+      if (!Array.isArray(own) || !own.every((x) => value.some((y) => sameJson(x, y)))) return false;
     } else if (!sameJson(value, own)) {
       return false;
     }
@@ -163,7 +172,8 @@ export function caveatNarrows(parent: Caveat, child: Caveat): boolean {
 
 /**
  * The caveats of a delegated capability are covered when each of them narrows some caveat
- * of the proof capabilities that cover it (an empty list grants nothing and is always covered).
+ * of the proof capabilities that cover it. (An empty list, which grants nothing, never gets
+ * this far: a token with one is malformed.)
  */
 export function caveatsCovered(proofCaveats: readonly Caveat[], caveats: readonly Caveat[]): boolean {
   return caveats.every((c) => proofCaveats.some((p) => caveatNarrows(p, c)));

@@ -4,10 +4,12 @@
  * The token presented (link 0) must be addressed to this node (`aud`) and be inside its time
  * bounds. Then, from the leaf towards the root, every link must: carry a valid EdDSA
  * signature of its `iss`; either be issued by a trusted root (its capabilities are
- * originated there, "parenthood"), or have proofs that all resolve, are addressed to its
- * issuer (principal alignment), contain its time bounds (timely delegation), and hold every
- * capability it grants — resource, ability and caveats, budgets included — (attenuation);
- * and not be revoked by an issuer of its own chain.
+ * originated there, "parenthood"), or have proofs that hold every capability it grants —
+ * resource, ability and caveats, budgets included — (attenuation: a caveat may only gain
+ * constraints, see `caveatNarrows`); have proofs (if it names any, a root's link too) that
+ * all resolve, are addressed to its issuer (principal alignment) and contain its time bounds
+ * (timely delegation); and not be revoked by an issuer of its own chain. A link that lists an
+ * ability with an empty caveat array (granted "in no case", UCAN 0.10 §3.2.6.3) is malformed.
  *
  * Verified chains are kept in a bounded LRU keyed by the leaf token (its text, of which its
  * CID is the hash; the leaf's `prf` pins every proof by CID, so the leaf names the whole
@@ -245,7 +247,8 @@ export function ucanVerifier(init: UcanVerifierInit): UcanVerifier {
         );
       }
       const issuers = new Set([payload.iss]);
-      if (roots.has(payload.iss)) {
+      const byRoot = roots.has(payload.iss);
+      if (byRoot) {
         rootsUsed.add(payload.iss);
       } else if (payload.prf.length === 0) {
         throw ucanError(
@@ -253,47 +256,49 @@ export function ucanVerifier(init: UcanVerifierInit): UcanVerifier {
           `UCAN chain refused at link ${depth} (${cid}): its issuer ${payload.iss} is not a trusted root and it has no proofs`,
           { ...linkDetails(depth, cid), issuer: payload.iss },
         );
-      } else {
-        const held: CapabilityEntry[] = [];
-        const inner = new Set(path).add(cid);
-        for (const proofCid of payload.prf) {
-          const text = carried.get(proofCid) ?? init.store?.resolve(proofCid);
-          if (text === undefined) {
-            throw ucanError(
-              'missing-proof',
-              `UCAN chain refused at link ${depth} (${cid}): its proof ${proofCid} was not sent with it and is not known here; send the whole chain`,
-              { ...linkDetails(depth + 1, proofCid) },
-            );
-          }
-          let proof: Ucan;
-          try {
-            proof = decodeUcan(text);
-          } catch (error) {
-            throw atLink(error, depth + 1, proofCid);
-          }
-          if (proof.payload.aud !== payload.iss) {
-            throw ucanError(
-              'principal-alignment',
-              `UCAN chain refused at link ${depth + 1} (${proofCid}): it was delegated to ${clip(proof.payload.aud)}, but link ${depth} is issued by ${payload.iss}`,
-              linkDetails(depth + 1, proofCid),
-            );
-          }
-          const pn = proof.payload.nbf ?? 0;
-          const cn = payload.nbf ?? 0;
-          const pe = proof.payload.exp;
-          const ce = payload.exp;
-          if (pn > cn || (pe !== null && (ce === null || pe < ce))) {
-            throw ucanError(
-              'time-widened',
-              `UCAN chain refused at link ${depth} (${cid}): its time bounds reach outside those of its proof ${proofCid}`,
-              linkDetails(depth, cid),
-            );
-          }
-          for (const i of check(proof, depth + 1, inner)) issuers.add(i);
-          held.push(...capabilityEntries(proof.payload.cap));
+      }
+      // A root's token needs no proof for what it grants (parenthood), but the proofs it names
+      // are held to the same rules as any other (alignment, time bounds, signatures).
+      const held: CapabilityEntry[] = [];
+      const inner = new Set(path).add(cid);
+      for (const proofCid of payload.prf) {
+        const text = carried.get(proofCid) ?? init.store?.resolve(proofCid);
+        if (text === undefined) {
+          throw ucanError(
+            'missing-proof',
+            `UCAN chain refused at link ${depth} (${cid}): its proof ${proofCid} was not sent with it and is not known here; send the whole chain`,
+            { ...linkDetails(depth + 1, proofCid) },
+          );
         }
+        let proof: Ucan;
+        try {
+          proof = decodeUcan(text);
+        } catch (error) {
+          throw atLink(error, depth + 1, proofCid);
+        }
+        if (proof.payload.aud !== payload.iss) {
+          throw ucanError(
+            'principal-alignment',
+            `UCAN chain refused at link ${depth + 1} (${proofCid}): it was delegated to ${clip(proof.payload.aud)}, but link ${depth} is issued by ${payload.iss}`,
+            linkDetails(depth + 1, proofCid),
+          );
+        }
+        const pn = proof.payload.nbf ?? 0;
+        const cn = payload.nbf ?? 0;
+        const pe = proof.payload.exp;
+        const ce = payload.exp;
+        if (pn > cn || (pe !== null && (ce === null || pe < ce))) {
+          throw ucanError(
+            'time-widened',
+            `UCAN chain refused at link ${depth} (${cid}): its time bounds reach outside those of its proof ${proofCid}`,
+            linkDetails(depth, cid),
+          );
+        }
+        for (const i of check(proof, depth + 1, inner)) issuers.add(i);
+        held.push(...capabilityEntries(proof.payload.cap));
+      }
+      if (!byRoot) {
         for (const entry of capabilityEntries(payload.cap)) {
-          if (entry.caveats.length === 0) continue;
           const covering = held.filter(
             (h) => resourceCovers(h.resource, entry.resource) && abilityCovers(h.ability, entry.ability),
           );

@@ -1,6 +1,8 @@
 /**
- * What a verb needs from a capability token (DESIGN D7, seed 002 §1.3, Part III): each scope
- * of its `capabilities` as an ability on the verb (`soul:read` → `soul/read` on
+ * What a verb needs from a capability token (DESIGN D7, seed 002 §1.3, Part III): first the
+ * verb itself — some capability whose resource is `agentese:verb/<name>` or a pattern covering
+ * it (`agentese:verb/echo.*`, `agentese:verb/*`, `agentese:*`), whatever its ability; then each
+ * scope of its `capabilities` as an ability on the verb (`soul:read` → `soul/read` on
  * `agentese:verb/<name>`), and each declared effect as `effect/<name>` on each of its
  * resources (`writes: session_registry` → `effect/writes` on `agentese:session_registry`;
  * an effect without resources → on the verb). Then the check of a verified chain against them.
@@ -28,12 +30,10 @@ export function verbRequirements(spec: VerbSpec): readonly Requirement[] {
   const known = memo.get(spec);
   if (known !== undefined) return known;
   const verb = verbResource(spec.name);
-  const out: Requirement[] = spec.capabilities.map((scope) => ({
-    resource: verb,
-    ability: scopeAbility(scope),
-    kind: 'scope' as const,
-    scope,
-  }));
+  const out: Requirement[] = [{ resource: verb, ability: '*', kind: 'verb', scope: spec.name }];
+  for (const scope of spec.capabilities) {
+    out.push({ resource: verb, ability: scopeAbility(scope), kind: 'scope', scope });
+  }
   for (const effect of EFFECT_NAMES) {
     const resources = spec.effects[effect];
     if (resources === undefined) continue;
@@ -55,7 +55,7 @@ export function unionRequirements(lists: readonly (readonly Requirement[])[]): r
   const out: Requirement[] = [];
   for (const list of lists) {
     for (const r of list) {
-      const key = `${r.resource}\n${r.ability}`;
+      const key = `${r.kind}\n${r.resource}\n${r.ability}`;
       if (!seen.has(key)) {
         seen.add(key);
         out.push(r);
@@ -71,9 +71,9 @@ export function unionRequirements(lists: readonly (readonly Requirement[])[]): r
  * requirement was granted by a capability without caveats), so a caller may remember it.
  *
  * @param verb names the verb in the refusal.
- * @throws PlexusError `FORBIDDEN` naming the first missing scope or effect (`details.reason`
- *   `missing-scope` / `missing-effect`, `details.scope`, `details.resource`, `details.ability`),
- *   or the unmet caveat (`details.reason` `caveat`).
+ * @throws PlexusError `FORBIDDEN` naming the verb the token does not cover (`details.reason`
+ *   `missing-verb`), or the first missing scope or effect (`missing-scope` / `missing-effect`,
+ *   `details.scope`, `details.resource`, `details.ability`), or the unmet caveat (`caveat`).
  */
 export function assertCovers(
   capabilities: readonly CapabilityEntry[],
@@ -86,8 +86,12 @@ export function assertCovers(
     let problem: string | undefined;
     let found = false;
     let free = false;
+    const anyAbility = req.kind === 'verb';
     for (const entry of capabilities) {
-      if (!resourceCovers(entry.resource, req.resource) || !abilityCovers(entry.ability, req.ability))
+      if (
+        !resourceCovers(entry.resource, req.resource) ||
+        (!anyAbility && !abilityCovers(entry.ability, req.ability))
+      )
         continue;
       for (const caveat of entry.caveats) {
         found = true;
@@ -98,6 +102,13 @@ export function assertCovers(
         }
       }
       if (found && problem === undefined) break;
+    }
+    if (!found && req.kind === 'verb') {
+      throw ucanError(
+        'missing-verb',
+        `the capability token does not cover the verb ${verb}: it holds no capability on ${req.resource} or a pattern covering it (agentese:verb/<namespace>.*, agentese:verb/*); ask for a token that includes it`,
+        { scope: req.scope, resource: req.resource, verb },
+      );
     }
     if (!found) {
       const what = req.kind === 'scope' ? `scope ${req.scope}` : `effect ${req.scope}`;
@@ -110,7 +121,7 @@ export function assertCovers(
     if (problem !== undefined) {
       throw ucanError(
         'caveat',
-        `the capability token grants ${req.scope} for ${verb} only under a caveat this request does not meet: ${problem}`,
+        `the capability token grants ${req.kind === 'verb' ? 'the verb' : req.scope} for ${verb} only under a caveat this request does not meet: ${problem}`,
         { scope: req.scope, resource: req.resource, ability: req.ability, verb },
       );
     }

@@ -41,6 +41,8 @@ export const UCAN_FAILURE_REASONS = [
   'too-deep',
   /** The token was delegated to another principal than the authenticated caller. */
   'invoker-mismatch',
+  /** A valid chain with no capability on the verb's resource (`agentese:verb/<name>`) or a pattern covering it. */
+  'missing-verb',
   /** A valid chain that lacks a scope the verb needs. */
   'missing-scope',
   /** A valid chain that lacks an effect the verb declares. */
@@ -53,13 +55,14 @@ export const UCAN_FAILURE_REASONS = [
 export type UcanFailureReason = (typeof UCAN_FAILURE_REASONS)[number];
 
 const FORBIDDEN_REASONS: ReadonlySet<UcanFailureReason> = new Set([
+  'missing-verb',
   'missing-scope',
   'missing-effect',
   'caveat',
 ]);
 
 /**
- * Returns the error for a refused token: `FORBIDDEN` for a missing scope, effect or unmet
+ * Returns the error for a refused token: `FORBIDDEN` for a missing verb, scope, effect or unmet
  * caveat, `UNAUTHORIZED` otherwise.
  *
  * @param details extra wire-safe details (`link`, `cid`, `scope`, …), merged after `reason`.

@@ -125,6 +125,14 @@ function checkCapabilities(cap: unknown): Capabilities {
           `malformed UCAN: the caveats of ${resource} ${ability} must be an array of objects`,
         );
       }
+      if (caveats.length === 0) {
+        // UCAN 0.10 §3.2.6.3: an empty array grants the ability "in no case"; a token that
+        // lists an ability it grants in no case is refused rather than silently granting nothing.
+        throw ucanError(
+          'malformed',
+          `malformed UCAN: the caveats of ${resource} ${ability} are an empty array, which grants nothing (UCAN 0.10 §3.2.6.3); leave the ability out, or give [{}] for no caveats`,
+        );
+      }
     }
   }
   return cap as unknown as Capabilities;

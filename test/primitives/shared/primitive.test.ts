@@ -15,6 +15,7 @@ const echo: PrimitiveMethod = {
   },
   output: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } },
   category: 'query',
+  effects: {},
   handler: (input) => input,
 };
 

@@ -31,7 +31,14 @@ const start = spec({
 
 describe('verbRequirements', () => {
   it('needs each scope on the verb and each effect on its resources', () => {
+    const verb = {
+      resource: 'agentese:verb/atelier.session.start',
+      ability: '*',
+      kind: 'verb',
+      scope: 'atelier.session.start',
+    };
     expect(verbRequirements(start)).toEqual([
+      verb,
       {
         resource: 'agentese:verb/atelier.session.start',
         ability: 'atelier/write',
@@ -53,13 +60,14 @@ describe('verbRequirements', () => {
       },
     ]);
     expect(verbRequirements(start)).toBe(verbRequirements(start));
-    expect(verbRequirements(spec({}))).toEqual([]);
+    expect(verbRequirements(spec({}))).toEqual([verb]);
   });
 
   it('merges the requirements of several candidates without duplicates', () => {
     const other = spec({ capabilities: ['atelier:write', 'soul:read'] });
     const merged = unionRequirements([verbRequirements(start), verbRequirements(other)]);
     expect(merged.map((r) => r.scope)).toEqual([
+      'atelier.session.start',
       'atelier:write',
       'writes:session_registry',
       'charges:tokens',
@@ -152,7 +160,49 @@ describe('assertCovers', () => {
         assertCovers(none, verbRequirements(start), {}, start.name);
       },
       'FORBIDDEN',
-      'missing-scope',
+      'missing-verb',
+    );
+  });
+
+  it('needs a capability on the verb (or a pattern covering it) even when the verb declares nothing', () => {
+    const bare = spec({ name: 'math.evaluate', category: 'query' });
+    const echoOnly = capabilityEntries({ 'agentese:verb/echo.echo': { '*': [{}] } });
+    const error = expectRefusal(
+      () => {
+        assertCovers(echoOnly, verbRequirements(bare), {}, bare.name);
+      },
+      'FORBIDDEN',
+      'missing-verb',
+    );
+    expect(error.details?.['resource']).toBe('agentese:verb/math.evaluate');
+    for (const resource of [
+      'agentese:verb/math.evaluate',
+      'agentese:verb/math.*',
+      'agentese:verb/*',
+      'agentese:*',
+    ]) {
+      const entries = capabilityEntries({ [resource]: { 'any/thing': [{}] } });
+      expect(assertCovers(entries, verbRequirements(bare), {}, bare.name), resource).toBe(true);
+    }
+    for (const resource of ['agentese:verb/math.evaluate.x', 'agentese:verb/echo.*', 'agentese:session/*']) {
+      const entries = capabilityEntries({ [resource]: { '*': [{}] } });
+      expectRefusal(
+        () => {
+          assertCovers(entries, verbRequirements(bare), {}, bare.name);
+        },
+        'FORBIDDEN',
+        'missing-verb',
+      );
+    }
+    // the verb's own caveats must hold too
+    const acme = capabilityEntries({ 'agentese:verb/math.*': { '*': [{ tenant: 'acme' }] } });
+    expect(assertCovers(acme, verbRequirements(bare), { tenantId: 'acme' }, bare.name)).toBe(false);
+    expectRefusal(
+      () => {
+        assertCovers(acme, verbRequirements(bare), { tenantId: 'globex' }, bare.name);
+      },
+      'FORBIDDEN',
+      'caveat',
     );
   });
 });
