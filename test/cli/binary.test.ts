@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 // (`npm test` builds first).
 const root = resolve(fileURLToPath(import.meta.url), '../../..');
 const bin = join(root, 'bin', 'plexus.js');
-const fixtures = resolve(root, '../shared/fixtures/esrp-v1');
+const fixtures = resolve(root, 'test/fixtures/esrp-v1');
 
 function plexus(args: string[], input = ''): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [bin, ...args], { input, encoding: 'utf8', timeout: 20_000 });
