@@ -7,6 +7,10 @@ export default defineConfig({
     environment: 'node',
     testTimeout: 30_000,
     pool: 'forks',
+    // Builds dist/ once per run (incremental), so e2e and cli tests never run a stale build.
+    globalSetup: ['./test/support/build-dist.ts'],
+    // Every fast-check property runs from a fixed seed unless it sets its own.
+    setupFiles: ['./test/support/fast-check-seed.ts'],
     reporters: ['default', new SummaryReporter()],
   },
 });

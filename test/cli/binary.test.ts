@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 // The real `plexus` binary in a child process: streams, exit codes, stdin. Needs dist/
-// (`npm test` builds first).
+// (the Vitest globalSetup, test/support/build-dist.ts, builds it first).
 const root = resolve(fileURLToPath(import.meta.url), '../../..');
 const bin = join(root, 'bin', 'plexus.js');
 const fixtures = resolve(root, 'test/fixtures/esrp-v1');
