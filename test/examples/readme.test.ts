@@ -8,7 +8,8 @@
  * - node B is the README's "A second node": its `plexus.yaml` block, with A's real port;
  *   `3101` in a command means B's port;
  * - `plexus` and `npx plexus` run this checkout's bin/plexus.js, with PLEXUS_NODE set to A;
- * - each page runs in a fresh directory holding links to `test/` and `examples/`, so key files
+ * - each page runs in a fresh directory holding links to `test/`, `examples/` and
+ *   `node_modules/` (as in the repository), so key files
  *   and the like that the examples write land in a temporary directory.
  *
  * Blocks fenced as ```` ```sh ```` are not run (they start nodes, or show a session).
@@ -86,6 +87,7 @@ function pageDir(): string {
   const dir = tempDir('plexus-readme-page-');
   symlinkSync(join(ROOT, 'test'), join(dir, 'test'));
   symlinkSync(join(ROOT, 'examples'), join(dir, 'examples'));
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   mkdirSync(join(dir, '.plexus'));
   return dir;
 }
