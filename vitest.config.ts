@@ -6,6 +6,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     environment: 'node',
     testTimeout: 30_000,
+    // Hooks start real nodes (e2e); on a loaded machine that takes longer than the 10 s default.
+    hookTimeout: 60_000,
     pool: 'forks',
     // Builds dist/ once per run (incremental), so e2e and cli tests never run a stale build.
     globalSetup: ['./test/support/build-dist.ts'],
