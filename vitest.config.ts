@@ -6,7 +6,13 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     environment: 'node',
     testTimeout: 30_000,
+    // Hooks start real nodes (e2e); on a loaded machine that takes longer than the 10 s default.
+    hookTimeout: 60_000,
     pool: 'forks',
+    // Builds dist/ once per run (incremental), so e2e and cli tests never run a stale build.
+    globalSetup: ['./test/support/build-dist.ts'],
+    // Every fast-check property runs from a fixed seed unless it sets its own.
+    setupFiles: ['./test/support/fast-check-seed.ts'],
     reporters: ['default', new SummaryReporter()],
   },
 });

@@ -5,10 +5,10 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 // The real `plexus` binary in a child process: streams, exit codes, stdin. Needs dist/
-// (`npm test` builds first).
+// (the Vitest globalSetup, test/support/build-dist.ts, builds it first).
 const root = resolve(fileURLToPath(import.meta.url), '../../..');
 const bin = join(root, 'bin', 'plexus.js');
-const fixtures = resolve(root, '../shared/fixtures/esrp-v1');
+const fixtures = resolve(root, 'test/fixtures/esrp-v1');
 
 function plexus(args: string[], input = ''): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [bin, ...args], { input, encoding: 'utf8', timeout: 20_000 });

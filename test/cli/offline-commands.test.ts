@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './run-cli.js';
 
-const fixtures = resolve(fileURLToPath(import.meta.url), '../../../../shared/fixtures');
+const fixtures = resolve(fileURLToPath(import.meta.url), '../../fixtures');
 const esrp = join(fixtures, 'esrp-v1');
 const RFC8032_TEST1_SEED = '9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60';
 

@@ -13,7 +13,13 @@ interface Pair {
   readonly response: { result?: unknown; error?: { code: number; data?: unknown } };
 }
 
-const FIXTURE = join(ROOT, '..', 'shared', 'fixtures', 'hyperspace-seed-jsonrpc-examples.json');
+const FIXTURE = join(
+  ROOT,
+  'test',
+  'fixtures',
+  'hyperspace-seed-examples',
+  'hyperspace-seed-jsonrpc-examples.json',
+);
 const pairs = (JSON.parse(readFileSync(FIXTURE, 'utf8')) as { pairs: Pair[] }).pairs;
 
 /** A JSON-RPC client over one WebSocket, one call at a time. */

@@ -1,5 +1,4 @@
-// Issue 11 item 12: the README's "your first agent" block (docs/first-agent.md, pasted into
-// the README) is at most 25 lines, its code is examples/first-agent.js, and its commands —
+// Issue 11 item 12: the README's "your first agent" block (its section of README.md) is at most 25 lines, its code is examples/first-agent.js, and its commands —
 // run from examples/ against a real node — print what it shows. (On the original main,
 // `plexus start --agent` does not exist.)
 import { spawn } from 'node:child_process';
@@ -8,7 +7,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, built, cleanup, exitOf, startNode, tempDir } from '../e2e/harness.js';
 
-const SNIPPET = readFileSync(join(ROOT, 'docs', 'first-agent.md'), 'utf8');
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+/** The README's "## Your first agent" section, up to the next `## ` heading. */
+const SNIPPET = README.slice(
+  README.indexOf('## Your first agent'),
+  README.indexOf('\n## ', README.indexOf('## Your first agent') + 1) + 1,
+);
 const EXAMPLES = join(ROOT, 'examples');
 
 /** The contents of the fenced blocks of `lang` in the snippet. */

@@ -22,7 +22,7 @@ interface Vector {
 
 const fixture = JSON.parse(
   readFileSync(
-    new URL('../../../shared/fixtures/ed25519-rfc8032/rfc8032_section7.1_ed25519.json', import.meta.url),
+    new URL('../fixtures/ed25519-rfc8032/rfc8032_section7.1_ed25519.json', import.meta.url),
     'utf8',
   ),
 ) as { vectors: Vector[] };

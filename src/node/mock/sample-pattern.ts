@@ -3,9 +3,17 @@
  * server's value generator. A small generator over the regular-expression subset schemas use:
  * literals, escapes (`\d \w \s \D \W \S`, `\n \t \r`, `\xHH`, `\uHHHH`, escaped punctuation),
  * `.`, character classes with ranges and negation, groups (`( )`, `(?: )`, `(?<name> )`),
- * alternation and the quantifiers `* + ? {n} {n,} {n,m}` (lazy or not). Anchors produce
- * nothing. Lookarounds, back-references and word boundaries are not supported: for those the
- * generator gives up (returns `undefined`) rather than guess.
+ * alternation and the quantifiers `* + ? {n} {n,} {n,m}` (lazy or not). `^` and `$` are
+ * accepted where they are no-ops for a whole-string sample: `^` at the start and `$` at the end
+ * of a top-level alternative. Anchors anywhere else, lookarounds, back-references and word
+ * boundaries are not supported: for those the generator gives up (returns `undefined`) rather
+ * than guess.
+ *
+ * Every string is built from the pattern's own grammar, so it matches by construction: the
+ * pattern is never run against it. (Running an untrusted pattern with a backtracking engine
+ * can take exponential time — `^(?:\w+)+\d{30}$` — and a schema's pattern is untrusted.)
+ * A sample is at most about {@link MAX_SAMPLE_LENGTH} characters beyond the pattern's own
+ * minimum, and a pattern whose shortest match is longer than that is refused.
  */
 import type { SeededRandom } from './seeded-random.js';
 
@@ -16,6 +24,12 @@ type Node =
 
 /** How many extra repetitions an open quantifier (`*`, `+`, `{n,}`) adds at most. */
 export const OPEN_REPEAT_EXTRA = 3;
+
+/**
+ * Past this many characters a sample stops adding optional repetitions; a pattern whose shortest
+ * match is longer is refused (`undefined`).
+ */
+export const MAX_SAMPLE_LENGTH = 4096;
 
 const PRINTABLE = Array.from({ length: 0x7f - 0x20 }, (_, i) => String.fromCharCode(0x20 + i));
 const DIGITS = '0123456789'.split('');
@@ -191,70 +205,140 @@ function parser(source: string): { parse(): Node } {
     }
   };
 
-  const sequence = (): Node[] => {
+  /** An anchor is a no-op only at the start (`^`) or end (`$`) of a top-level alternative. */
+  const anchorIsNoOp = (anchor: string, topLevel: boolean, atStart: boolean): boolean => {
+    if (!topLevel) return false;
+    if (anchor === '^') return atStart;
+    const next = peek();
+    return next === undefined || next === '|' || next === '$';
+  };
+
+  const sequence = (topLevel: boolean): Node[] => {
     const nodes: Node[] = [];
     while (peek() !== undefined && peek() !== '|' && peek() !== ')') {
+      const c = peek();
       const node = atom();
       if (node !== undefined) nodes.push(quantifier(node));
       else if (peek() === '*' || peek() === '+' || peek() === '?' || peek() === '{') fail();
+      else if (!anchorIsNoOp(c ?? '', topLevel, nodes.length === 0)) fail();
     }
     return nodes;
   };
 
-  const alternation = (): Node => {
-    const options = [sequence()];
+  const alternation = (topLevel = false): Node => {
+    const options = [sequence(topLevel)];
     while (peek() === '|') {
       i++;
-      options.push(sequence());
+      options.push(sequence(topLevel));
     }
     return { t: 'alt', options };
   };
 
   return {
     parse(): Node {
-      const node = alternation();
+      const node = alternation(true);
       if (i !== source.length) fail();
       return node;
     },
   };
 }
 
+const SATURATED = Number.MAX_SAFE_INTEGER;
+const minimums = new WeakMap<Node, number>();
+const maximums = new WeakMap<Node, number>();
+
+/** The length of the shortest string `node` produces (saturating). */
+function minLength(node: Node): number {
+  let known = minimums.get(node);
+  if (known !== undefined) return known;
+  if (node.t === 'set') known = 1;
+  else if (node.t === 'rep') known = Math.min(SATURATED, node.min * minLength(node.node));
+  else
+    known = Math.min(
+      ...node.options.map((o) =>
+        Math.min(
+          SATURATED,
+          o.reduce((n, p) => n + minLength(p), 0),
+        ),
+      ),
+    );
+  minimums.set(node, known);
+  return known;
+}
+
+/** The length of the longest string `node` produces (saturating); 0 means it only produces ''. */
+function maxLength(node: Node): number {
+  let known = maximums.get(node);
+  if (known !== undefined) return known;
+  if (node.t === 'set') known = 1;
+  else if (node.t === 'rep') known = Math.min(SATURATED, node.max * maxLength(node.node));
+  else
+    known = Math.max(
+      ...node.options.map((o) =>
+        Math.min(
+          SATURATED,
+          o.reduce((n, p) => n + maxLength(p), 0),
+        ),
+      ),
+    );
+  maximums.set(node, known);
+  return known;
+}
+
+/**
+ * Appends one string of `node`'s language to `out`. Once `out` holds {@link MAX_SAMPLE_LENGTH}
+ * characters it takes the shortest way through what is left, so the work and the output stay
+ * bounded by that length plus the pattern's minimum.
+ */
 function generate(node: Node, random: SeededRandom, out: string[]): void {
+  const full = (): boolean => out.length >= MAX_SAMPLE_LENGTH;
   switch (node.t) {
     case 'set':
       out.push(random.pick(node.chars));
       return;
     case 'rep': {
-      const n = random.int(node.min, node.max);
-      for (let k = 0; k < n; k++) generate(node.node, random, out);
+      if (maxLength(node.node) === 0) return;
+      const n = full() ? node.min : random.int(node.min, node.max);
+      const innerMin = minLength(node.node);
+      for (let k = 0; k < n; k++) {
+        if (full() && (k >= node.min || innerMin === 0)) return;
+        generate(node.node, random, out);
+      }
       return;
     }
-    case 'alt':
-      for (const part of random.pick(node.options)) generate(part, random, out);
+    case 'alt': {
+      const options = node.options;
+      const chosen = full()
+        ? options.reduce((best, o) => (sequenceMin(o) < sequenceMin(best) ? o : best))
+        : random.pick(options);
+      for (const part of chosen) generate(part, random, out);
+    }
   }
 }
 
+function sequenceMin(parts: readonly Node[]): number {
+  return parts.reduce((n, p) => Math.min(SATURATED, n + minLength(p)), 0);
+}
+
 /**
- * A string matching `pattern` (tested with the `u` flag, as Ajv does), or `undefined` when the
- * pattern uses a construct the generator does not support or no attempt matched.
+ * A string matching `pattern` (as a `u`-flag regular expression, as Ajv reads it), or
+ * `undefined` when `pattern` is not a valid regular expression, uses a construct the generator
+ * does not support, or cannot match anything shorter than {@link MAX_SAMPLE_LENGTH}.
+ * The pattern is compiled (to check its syntax) but never run.
  *
  * @example
  * samplePattern('^b[a-z2-7]{8,}$', seededRandom('x')); // e.g. 'bq4zkxm2a7'
  */
-export function samplePattern(pattern: string, random: SeededRandom, attempts = 8): string | undefined {
+export function samplePattern(pattern: string, random: SeededRandom): string | undefined {
   let tree: Node;
-  let regex: RegExp;
   try {
-    regex = new RegExp(pattern, 'u');
+    new RegExp(pattern, 'u');
     tree = parser(pattern).parse();
   } catch {
     return undefined;
   }
-  for (let k = 0; k < attempts; k++) {
-    const out: string[] = [];
-    generate(tree, random, out);
-    const text = out.join('');
-    if (regex.test(text)) return text;
-  }
-  return undefined;
+  if (minLength(tree) > MAX_SAMPLE_LENGTH) return undefined;
+  const out: string[] = [];
+  generate(tree, random, out);
+  return out.join('');
 }

@@ -12,7 +12,7 @@ import {
   payloadHashText,
 } from '../../../src/core/esrp/text.js';
 
-const fixtures = new URL('../../../../shared/fixtures/esrp-v1/', import.meta.url);
+const fixtures = new URL('../../fixtures/esrp-v1/', import.meta.url);
 const read = (path: string): string => readFileSync(new URL(path, fixtures), 'utf8');
 const requests = readdirSync(new URL('requests/', fixtures)).filter((f) => f.endsWith('.json'));
 const responses = readdirSync(new URL('responses/', fixtures)).filter((f) => f.endsWith('.json'));

@@ -108,12 +108,12 @@ export interface SeedPair {
   readonly response: { readonly result?: JsonValue; readonly error?: JsonValue };
 }
 
-/** Loads `/work/shared/fixtures/hyperspace-seed-jsonrpc-examples.json`, in file order. */
+/** Loads `test/fixtures/hyperspace-seed-examples/hyperspace-seed-jsonrpc-examples.json`, in file order. */
 export async function seedPairs(): Promise<readonly SeedPair[]> {
   const { readFile } = await import('node:fs/promises');
   const { fileURLToPath } = await import('node:url');
   const path = fileURLToPath(
-    new URL('../../../../shared/fixtures/hyperspace-seed-jsonrpc-examples.json', import.meta.url),
+    new URL('../../fixtures/hyperspace-seed-examples/hyperspace-seed-jsonrpc-examples.json', import.meta.url),
   );
   const parsed = JSON.parse(await readFile(path, 'utf8')) as { pairs: SeedPair[] };
   return parsed.pairs;

@@ -81,7 +81,9 @@ describe('scoreHeap', () => {
           out.push(h.topScore());
           h.pop();
         }
-        expect(out).toEqual([...xs].sort((a, b) => b - a));
+        // Scores compare by value: 0 and -0 are the same score, in either order.
+        const byValue = (ys: number[]): number[] => ys.map((y) => y + 0);
+        expect(byValue(out)).toEqual(byValue([...xs].sort((a, b) => b - a)));
         expect(h.pop()).toBe(-1);
       }),
     );

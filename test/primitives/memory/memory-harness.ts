@@ -158,7 +158,7 @@ export interface SeedPair {
 /** The seed's JSON-RPC examples of the memory primitive, in file order. */
 export function memorySeedPairs(): SeedPair[] {
   const text = readFileSync(
-    new URL('../../../../shared/fixtures/hyperspace-seed-jsonrpc-examples.json', import.meta.url),
+    new URL('../../fixtures/hyperspace-seed-examples/hyperspace-seed-jsonrpc-examples.json', import.meta.url),
     'utf8',
   );
   return (JSON.parse(text) as { pairs: SeedPair[] }).pairs.filter((p) =>

@@ -179,7 +179,7 @@ export interface SeedPair {
 /** The seed's JSON-RPC examples whose method belongs to `primitive`, in file order. */
 export function seedPairs(primitive: string): SeedPair[] {
   const text = readFileSync(
-    new URL('../../../../shared/fixtures/hyperspace-seed-jsonrpc-examples.json', import.meta.url),
+    new URL('../../fixtures/hyperspace-seed-examples/hyperspace-seed-jsonrpc-examples.json', import.meta.url),
     'utf8',
   );
   const all = (JSON.parse(text) as { pairs: SeedPair[] }).pairs;

@@ -1,5 +1,5 @@
 /**
- * The seed's own tool.* JSON-RPC examples (shared fixture), run through an in-process runtime:
+ * The seed's own tool.* JSON-RPC examples (test/fixtures/hyperspace-seed-examples), run through an in-process runtime:
  * every request's params are accepted as written, and every result has the seed's field names
  * with the seed's JSON types (values depend on state and may differ).
  */
@@ -16,7 +16,7 @@ interface Pair {
 
 const fixture = JSON.parse(
   readFileSync(
-    new URL('../../../../shared/fixtures/hyperspace-seed-jsonrpc-examples.json', import.meta.url),
+    new URL('../../fixtures/hyperspace-seed-examples/hyperspace-seed-jsonrpc-examples.json', import.meta.url),
     'utf8',
   ),
 ) as { pairs: Pair[] };

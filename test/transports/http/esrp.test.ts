@@ -6,7 +6,7 @@ import { NIL_REQUEST_ID } from '../../../src/transports/http/index.js';
 import { esrpRequest, expectAlive, get, post, startNode, until, type TestNode } from './helpers.js';
 
 const fixture = (name: string): string =>
-  readFileSync(new URL(`../../../../shared/fixtures/esrp-v1/requests/${name}`, import.meta.url), 'utf8');
+  readFileSync(new URL(`../../fixtures/esrp-v1/requests/${name}`, import.meta.url), 'utf8');
 
 function expectValidEsrp(body: JsonObject): void {
   expect(validateEsrpResponse(body)).toEqual([]);

@@ -14,10 +14,7 @@ interface SeedFixture {
 }
 
 const fixture = JSON.parse(
-  readFileSync(
-    new URL('../../../../shared/fixtures/emergence-seed-examples/seed_examples.json', import.meta.url),
-    'utf8',
-  ),
+  readFileSync(new URL('../../fixtures/emergence-seed-examples/seed_examples.json', import.meta.url), 'utf8'),
 ) as SeedFixture;
 
 const example = (i: number): Record<string, unknown> => {

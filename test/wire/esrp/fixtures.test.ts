@@ -6,7 +6,7 @@ import { parseEsrpRequest } from '../../../src/core/esrp/request.js';
 import { parseEsrpResponse } from '../../../src/core/esrp/response.js';
 import { esrpRequestCodec, esrpResponseCodec } from '../../../src/wire/esrp/index.js';
 
-const fixtures = new URL('../../../../shared/fixtures/esrp-v1/', import.meta.url);
+const fixtures = new URL('../../fixtures/esrp-v1/', import.meta.url);
 const read = (path: string): unknown => JSON.parse(readFileSync(new URL(path, fixtures), 'utf8'));
 const requests = readdirSync(new URL('requests/', fixtures)).filter((f) => f.endsWith('.json'));
 const responses = readdirSync(new URL('responses/', fixtures)).filter((f) => f.endsWith('.json'));

@@ -262,7 +262,10 @@ describe('JSON-RPC errors', () => {
 describe('Hyperspace seed JSON-RPC examples (seed 003)', () => {
   const fixture = JSON.parse(
     readFileSync(
-      new URL('../../../../shared/fixtures/hyperspace-seed-jsonrpc-examples.json', import.meta.url),
+      new URL(
+        '../../fixtures/hyperspace-seed-examples/hyperspace-seed-jsonrpc-examples.json',
+        import.meta.url,
+      ),
       'utf8',
     ),
   ) as { pairs: { request: unknown; response: unknown }[] };

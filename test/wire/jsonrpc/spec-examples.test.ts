@@ -10,10 +10,7 @@ interface SpecCase {
 }
 
 const fixture = JSON.parse(
-  readFileSync(
-    new URL('../../../../shared/fixtures/jsonrpc-2.0/spec_section7_examples.json', import.meta.url),
-    'utf8',
-  ),
+  readFileSync(new URL('../../fixtures/jsonrpc-2.0/spec_section7_examples.json', import.meta.url), 'utf8'),
 ) as { cases: SpecCase[] };
 
 /** Order-free comparison key of one response object. */

@@ -1,0 +1,101 @@
+/**
+ * Issue 11, item 15: the README's `plexus.yaml` reference lists every key the configuration
+ * accepts, and nothing it does not. Both ways:
+ *
+ * - the documented block parses as it is (every documented key and value is accepted);
+ * - for every mapping in it, the validator's own list of known keys (probed with a key that
+ *   does not exist) equals the documented keys there.
+ *
+ * Mappings whose keys are the user's own names (prices, tenants, policies, verbs, groups) are
+ * not probed. When the configuration becomes a schema (zod), `knownKeys` is the one function to
+ * change: it can read the schema's shape instead of probing.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { PlexusError } from '../../src/core/errors.js';
+import { parseNodeConfig, parseNodeConfigText } from '../../src/node/config.js';
+import { ROOT } from '../e2e/harness.js';
+
+const PROBE = 'not_a_real_key_probe';
+
+/** Paths (dot-separated, `[0]` for a list's first item) whose keys are user-chosen names. */
+const FREE_FORM = new Set([
+  'budgets.prices',
+  'budgets.tenants',
+  'budgets.principals',
+  'fallback_policies',
+  'routing.verbs',
+  'routing.groups',
+]);
+
+type Path = readonly (string | number)[];
+type Mapping = Record<string, unknown>;
+
+function referenceBlock(): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## `plexus.yaml`'));
+  const block = /```yaml\n([\s\S]*?)```/.exec(section);
+  if (block?.[1] === undefined) throw new Error('README: no ```yaml block under "## `plexus.yaml`"');
+  return block[1];
+}
+
+const isMapping = (v: unknown): v is Mapping => typeof v === 'object' && v !== null && !Array.isArray(v);
+const show = (path: Path): string =>
+  path.map((p, i) => (typeof p === 'number' ? `[${String(p)}]` : i === 0 ? p : `.${p}`)).join('');
+
+/** Every mapping in `value`, with its path. */
+function mappings(value: unknown, path: Path = []): { path: Path; keys: string[] }[] {
+  if (Array.isArray(value)) return value.flatMap((item, i) => mappings(item, [...path, i]));
+  if (!isMapping(value)) return [];
+  return [
+    { path, keys: Object.keys(value) },
+    ...Object.entries(value).flatMap(([k, v]) => mappings(v, [...path, k])),
+  ];
+}
+
+function withProbe(config: unknown, path: Path): unknown {
+  const copy = structuredClone(config) as Mapping;
+  let at: unknown = copy;
+  for (const step of path) at = (at as Record<string | number, unknown>)[step];
+  (at as Mapping)[PROBE] = 1;
+  return copy;
+}
+
+/** The keys the validator accepts at `path`, read from its refusal of an unknown key there. */
+function knownKeys(config: unknown, path: Path): string[] {
+  try {
+    parseNodeConfig(withProbe(config, path), 'plexus.yaml');
+  } catch (error) {
+    if (!(error instanceof PlexusError)) throw error;
+    const known = /(?:known: |\(use )([^)]*)\)?$/.exec(error.message);
+    if (known?.[1] === undefined) throw new Error(`no list of known keys in: ${error.message}`);
+    return known[1].split(', ').sort();
+  }
+  throw new Error(`the validator accepted an unknown key at ${show(path) || 'the top level'}`);
+}
+
+describe('the README plexus.yaml reference', () => {
+  const text = referenceBlock();
+  const documented: unknown = parseYaml(text);
+
+  it('is accepted by the validator as written', () => {
+    expect(() => parseNodeConfigText(text, 'README plexus.yaml')).not.toThrow();
+  });
+
+  it('documents every key the validator accepts, and no other', () => {
+    const checked = mappings(documented).filter(({ path }) => !FREE_FORM.has(show(path)));
+    expect(checked.length).toBeGreaterThan(10);
+    for (const { path, keys } of checked) {
+      expect(keys.sort(), `keys at ${show(path) || 'the top level'}`).toEqual(knownKeys(documented, path));
+    }
+  });
+
+  it('the probe notices an undocumented key', () => {
+    const fewer = structuredClone(documented) as Mapping;
+    delete fewer['drainMs'];
+    const top = mappings(fewer)[0];
+    expect(top?.keys.sort()).not.toEqual(knownKeys(fewer, []));
+  });
+});
