@@ -88,7 +88,8 @@ async function orphans(): Promise<string[]> {
   for (const e of events) {
     if (e.type === EFFECT && !submitted.has(e.causation)) out.push(`${e.type} #${e.seq}`);
     if (e.type === 'memory.stored') {
-      const job = storedBy.get(String((e.data as JsonObject)['id']));
+      const memoryId = (e.data as JsonObject)['id'];
+      const job = typeof memoryId === 'string' ? storedBy.get(memoryId) : undefined;
       if (job === undefined || !submitted.has(job)) out.push(`${e.type} #${e.seq}`);
     }
   }
