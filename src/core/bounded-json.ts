@@ -122,7 +122,7 @@ export function scanJsonText(text: string, limits: JsonTextLimits = {}): Scanned
         if ((d | 0x20) === 0x65) suspect = true;
         i++;
       }
-      if (i - start > 300) suspect = true;
+      if (i - start >= 300) suspect = true;
     }
   }
   return { suspect };
