@@ -141,7 +141,12 @@ export function decodeJsonText(text: string, options: DecodeJsonOptions = {}): u
   const { suspect } = scanJsonText(text, options);
   const value = options.lossless === true ? parseJsonLossless(text) : parseJson(text, options.what);
   if (suspect && options.recordable !== false) {
-    const problem = recordableProblem(value, options.maxDepth ?? MAX_JSON_DEPTH);
+    const problem = recordableProblem(
+      value,
+      options.maxDepth ?? MAX_JSON_DEPTH,
+      '',
+      options.lossless === true,
+    );
     if (problem !== undefined) {
       throw new PlexusError('INVALID_PARAMS', problem.message, { details: { pointer: problem.pointer } });
     }

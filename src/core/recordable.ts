@@ -28,16 +28,16 @@ function loneSurrogate(s: string): boolean {
 }
 
 /**
- * True when `value` can be recorded in the event log (see the module comment). A
- * `lossless-json` number counts as a number (its text came from a JSON parser).
+ * True when `value` can be recorded in the event log (see the module comment).
  *
  * @param maxDepth - deepest accepted nesting. @default MAX_JSON_DEPTH
  */
 export function isRecordable(value: unknown, maxDepth: number = MAX_JSON_DEPTH): boolean {
-  return fast(value, maxDepth);
+  return fast(value, maxDepth, false);
 }
 
-function fast(v: unknown, left: number): boolean {
+/** `lossless`: a `lossless-json` number counts as a number (a value read by the lossless parser). */
+function fast(v: unknown, left: number, lossless: boolean): boolean {
   switch (typeof v) {
     case 'string':
       return !loneSurrogate(v);
@@ -50,17 +50,17 @@ function fast(v: unknown, left: number): boolean {
       if (left <= 0) return false;
       if (Array.isArray(v)) {
         const a = v as unknown[];
-        for (let i = 0; i < a.length; i++) if (!fast(a[i], left - 1)) return false;
+        for (let i = 0; i < a.length; i++) if (!fast(a[i], left - 1, lossless)) return false;
         return true;
       }
       const proto = Object.getPrototypeOf(v) as unknown;
-      if (proto !== Object.prototype && proto !== null) return isLosslessNumber(v);
+      if (proto !== Object.prototype && proto !== null) return lossless && isLosslessNumber(v);
       const o = v as Record<string, unknown>;
       for (const key in o) {
         if (!Object.hasOwn(o, key)) continue;
         const child = o[key];
         if (loneSurrogate(key)) return false;
-        if (child !== undefined && !fast(child, left - 1)) return false;
+        if (child !== undefined && !fast(child, left - 1, lossless)) return false;
       }
       return true;
     }
@@ -79,21 +79,24 @@ export interface RecordableProblem {
  * The first value (depth first) that keeps `value` from being recorded, or `undefined`.
  *
  * @param pointer - the JSON pointer of `value` itself. @default ''
+ * @param losslessNumbers - accept `lossless-json` numbers (a value straight from the lossless
+ *   parser, whose numbers the ESRP face judges itself). @default false
  */
 export function recordableProblem(
   value: unknown,
   maxDepth: number = MAX_JSON_DEPTH,
   pointer = '',
+  losslessNumbers = false,
 ): RecordableProblem | undefined {
-  if (fast(value, maxDepth)) return undefined;
-  return locate(value, maxDepth, pointer);
+  if (fast(value, maxDepth, losslessNumbers)) return undefined;
+  return locate(value, maxDepth, pointer, losslessNumbers);
 }
 
 function unit(s: string): string {
   return s.charCodeAt(s.search(LONE_SURROGATE)).toString(16);
 }
 
-function locate(v: unknown, left: number, at: string): RecordableProblem | undefined {
+function locate(v: unknown, left: number, at: string, lossless: boolean): RecordableProblem | undefined {
   const where = at === '' ? '(root)' : at;
   switch (typeof v) {
     case 'string':
@@ -122,14 +125,14 @@ function locate(v: unknown, left: number, at: string): RecordableProblem | undef
       }
       if (Array.isArray(v)) {
         for (let i = 0; i < v.length; i++) {
-          const found = locate(v[i], left - 1, `${at}/${i}`);
+          const found = locate(v[i], left - 1, `${at}/${i}`, lossless);
           if (found !== undefined) return found;
         }
         return undefined;
       }
       const proto = Object.getPrototypeOf(v) as unknown;
       if (proto !== Object.prototype && proto !== null) {
-        return isLosslessNumber(v)
+        return lossless && isLosslessNumber(v)
           ? undefined
           : { pointer: at, message: `the value at ${where} is not plain JSON` };
       }
@@ -143,7 +146,7 @@ function locate(v: unknown, left: number, at: string): RecordableProblem | undef
           };
         }
         const child = o[key];
-        const found = child === undefined ? undefined : locate(child, left - 1, childAt);
+        const found = child === undefined ? undefined : locate(child, left - 1, childAt, lossless);
         if (found !== undefined) return found;
       }
       return undefined;

@@ -95,6 +95,13 @@ describe('decodeJsonText', () => {
     expect(value.n.value).toBe('1e999');
   });
 
+  it('takes lossless numbers as numbers only for a value from the lossless parser', () => {
+    const value = decodeJsonText('{"n":12,"s":"x\\ud83d\\ude00"}', { lossless: true });
+    expect(isRecordable(value)).toBe(false); // the log records plain numbers, not LosslessNumbers
+    const error = refusal(() => decodeJsonText('{"n":12,"s":"\\ud800"}', { lossless: true }));
+    expect(error.details).toEqual({ pointer: '/s' });
+  });
+
   it('accepts exactly what the event log can record (property, seeded)', () => {
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 6 }), (value) => {
