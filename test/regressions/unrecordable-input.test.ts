@@ -37,12 +37,20 @@ const effects = defineAgent({
     name: 'Effects',
     version: '1.0.0',
     tier: 'L3',
-    capabilities: [{ verb: 'effects.write', input: true, output: true }],
+    capabilities: [
+      { verb: 'effects.write', input: true, output: true },
+      { verb: 'effects.bad_output', input: true, output: true },
+    ],
   },
   create: () => ({
     'effects.write': async (_input, ctx) => {
       await node.log.append({ type: EFFECT, data: { job: ctx.jobId }, causation: ctx.jobId });
       return { written: true };
+    },
+    /** Writes its effect, then answers with what the log cannot record. */
+    'effects.bad_output': async (_input, ctx) => {
+      await node.log.append({ type: EFFECT, data: { job: ctx.jobId }, causation: ctx.jobId });
+      return { text: 'a\ud800' };
     },
   }),
 });
@@ -140,6 +148,18 @@ describe('the report: a lone surrogate as a WebSocket id', () => {
       expect(error.retryable).toBe(false);
     }
     expect((await node.log.read({ type: EFFECT })).length).toBe(before);
+    expect(await orphans()).toEqual([]);
+  });
+});
+
+describe('a handler whose output the log cannot record', () => {
+  it('fails its job, which is recorded with its effect (not a retryable "could not record")', async () => {
+    const reply = await rpc.ask('{"jsonrpc":"2.0","method":"effects.bad_output","params":{},"id":"b"}');
+    expect(reply.error?.code).toBe(-32603);
+    expect(reply.error?.data).toMatchObject({ code: 'INTERNAL', retryable: false });
+    expect(JSON.stringify(reply.error?.data)).toMatch(/lone surrogate/);
+    const failed = await node.log.read({ type: 'job.failed' });
+    expect(failed.length).toBeGreaterThan(0);
     expect(await orphans()).toEqual([]);
   });
 });
