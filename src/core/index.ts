@@ -36,6 +36,21 @@ export {
 export { childPointer, escapePointerToken, formatProblem, type Problem } from './problem.js';
 export { lineColumnAt, parseJson } from './parse-json.js';
 export {
+  decodeJsonText,
+  type DecodeJsonOptions,
+  type JsonTextLimits,
+  type ScannedJson,
+  scanJsonText,
+} from './bounded-json.js';
+export {
+  assertRecordable,
+  type AssertRecordableOptions,
+  isRecordable,
+  MAX_JSON_DEPTH,
+  recordableProblem,
+  type RecordableProblem,
+} from './recordable.js';
+export {
   BROADCAST,
   type Envelope,
   ENVELOPE_KINDS,

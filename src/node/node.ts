@@ -40,7 +40,7 @@ import {
 } from '../store/index.js';
 import { silentLogger, type FaceComponents } from '../transports/face-components.js';
 import { capabilityGate, type CapabilityGate } from '../transports/capability-gate.js';
-import { registerHttpFaces } from '../transports/http/index.js';
+import { faceFrameworkErrors, registerHttpFaces } from '../transports/http/index.js';
 import { peerDirectory, registerPeerRoutes, type PeerDirectory } from '../transports/peer/index.js';
 import { registerPaymentRoutes } from '../transports/http/payment-route.js';
 import { attachWsJsonRpc } from '../transports/ws-jsonrpc/index.js';
@@ -355,6 +355,8 @@ export function createNode(init: NodeInit = {}): Node {
         logger: false,
         forceCloseConnections: 'idle',
         return503OnClosing: true,
+        // A bad URL or an over-long path parameter is answered in its face's form too.
+        frameworkErrors: faceFrameworkErrors({ nodeId, bodyLimitBytes: options.bodyLimitBytes }),
         ...(tls === undefined ? {} : { https: tls }),
       }) as unknown as FastifyInstance;
       cleanup.push(() => app.close());

@@ -13,7 +13,7 @@ import { PlexusError, toPlexusError, type ErrorData } from '../core/errors.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.js';
 import type { AgentCard } from '../core/records/agent-card.js';
 import { summarizeProblems, problemsDetails, type SchemaValidator } from '../core/schema-validator.js';
-import { assertPlainJson } from '../store/event-input.js';
+import { assertRecordable } from '../core/recordable.js';
 import { runContained } from './containment.js';
 import type { HandlerContext, Principal } from './context.js';
 import { asError } from './deadline.js';
@@ -60,7 +60,8 @@ export type LegResult =
 function checkOutput(components: ExecutorComponents, candidate: Candidate, value: unknown): JsonValue {
   const output = value === undefined ? null : value;
   try {
-    assertPlainJson(output);
+    // What the log can record (lone surrogates too): an output it refuses would lose the job's events.
+    assertRecordable(output);
   } catch (cause) {
     throw new PlexusError(
       'INTERNAL',

@@ -4,6 +4,7 @@
  */
 import { canonicalizeJcs, hasLoneSurrogate } from '../core/canonical/jcs.js';
 import { PlexusError, toPlexusError } from '../core/errors.js';
+import { MAX_JSON_DEPTH } from '../core/recordable.js';
 import { EVENT_TYPE_PATTERN_SOURCE } from '../core/records/event.js';
 import type { EventInput } from './event-log.js';
 
@@ -13,8 +14,12 @@ export const EVENT_TYPE_PATTERN = new RegExp(EVENT_TYPE_PATTERN_SOURCE);
 /** A W3C `traceparent` (version 00), as the core `Event` schema requires for `trace`. */
 export const TRACEPARENT_PATTERN = /^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/;
 
-/** Deepest accepted nesting of `data`. */
-export const MAX_DATA_DEPTH = 256;
+/**
+ * Deepest accepted nesting of `data`: what the faces accept (`MAX_JSON_DEPTH`, 256) and room
+ * for the records that wrap it (`job.submitted` keeps the request at `/request`, its input at
+ * `/request/data`).
+ */
+export const MAX_DATA_DEPTH = MAX_JSON_DEPTH + 16;
 
 const ALLOWED_KEYS = new Set(['type', 'data', 'causation', 'trace', 'tenant']);
 const ASSIGNED_KEYS = new Set(['seq', 'cid', 'prev', 'time']);

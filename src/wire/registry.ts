@@ -3,8 +3,7 @@
  * the way its format needs (ESRP judges numbers on their source text, so it is parsed
  * losslessly; every other format uses the plain JSON parser).
  */
-import { parseJsonLossless } from '../core/canonical/index.js';
-import { parseJson } from '../core/parse-json.js';
+import { decodeJsonText } from '../core/bounded-json.js';
 import type { Problem } from '../core/problem.js';
 import { agenteseCodec } from './agentese/index.js';
 import type { WireCodec, WireFormat } from './codec.js';
@@ -31,12 +30,16 @@ export function codecFor(format: WireFormat): WireCodec<unknown> {
 /**
  * Parses wire text the way `format` needs: losslessly for the ESRP formats (so non-integer
  * numbers and integers beyond 2^53 can be judged on their source text), natively otherwise.
- * With no format, parses natively.
+ * With no format, parses natively. Every format goes through the bounded decoder
+ * (`core/bounded-json.ts`): nesting past `MAX_JSON_DEPTH` is refused before parsing, and
+ * a value the event log could not record (a lone surrogate, a number that overflows) after.
  *
- * @throws PlexusError `PARSE_ERROR` naming the line and column where the text breaks.
+ * @throws PlexusError `PARSE_ERROR` naming the line and column where the text breaks;
+ *   `INVALID_REQUEST` for nesting past the limit; `INVALID_PARAMS` (with `details.pointer`)
+ *   for a value the log cannot record.
  */
 export function parseWireText(text: string, format?: WireFormat): unknown {
-  return format === 'esrp-request' || format === 'esrp-response' ? parseJsonLossless(text) : parseJson(text);
+  return decodeJsonText(text, { lossless: format === 'esrp-request' || format === 'esrp-response' });
 }
 
 /**

@@ -13,6 +13,7 @@
  * and `{"inputs": [{"name": "expression", "content_type": "text/plain", "data": "1+2"}]}` both
  * reach `math.evaluate` as `{"expression": "1+2"}`.
  */
+import { decodeJsonText } from '../../core/bounded-json.js';
 import { PlexusError } from '../../core/errors.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.js';
 import { schemaValidator, throwIfProblems, type JsonSchema } from '../../core/schema-validator.js';
@@ -68,8 +69,15 @@ function inputValue(item: JsonObject): JsonValue {
   const text = item['encoding'] === 'base64' ? Buffer.from(raw, 'base64').toString('utf8') : raw;
   if (isJsonInput(item)) {
     try {
-      return JSON.parse(text) as JsonValue;
+      // Bounded like every face's input: too deep or unrecordable is refused, never a crash.
+      return decodeJsonText(text) as JsonValue;
     } catch (cause) {
+      if (cause instanceof PlexusError && cause.code !== 'PARSE_ERROR') {
+        throw new PlexusError('INVALID_PARAMS', `input ${JSON.stringify(item['name'])}: ${cause.message}`, {
+          cause,
+          details: { pointer: '/inputs' },
+        });
+      }
       throw new PlexusError(
         'INVALID_PARAMS',
         `input ${JSON.stringify(item['name'])} says application/json but is not JSON`,

@@ -21,6 +21,13 @@ interface HttpishError {
   readonly message?: unknown;
 }
 
+/** Fastify's terse messages, reworded so a person knows what to change. */
+const FRAMEWORK_MESSAGES: Readonly<Record<string, string>> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE:
+    'the Content-Type header is not a media type this route reads (or not a valid one); send the body as application/json',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'the Content-Length header does not match the body that was sent',
+};
+
 /**
  * Turns anything thrown while serving a request into a PlexusError whose message is safe to
  * send: a PlexusError as is; fastify's body-too-large as `INPUT_TOO_LARGE` naming the limit;
@@ -41,7 +48,8 @@ export function toFaceError(error: unknown, bodyLimitBytes: number): PlexusError
     );
   }
   if (status !== undefined && status >= 400 && status < 500) {
-    const message = typeof e.message === 'string' && e.message !== '' ? e.message : `HTTP ${status}`;
+    const own = typeof e.code === 'string' ? FRAMEWORK_MESSAGES[e.code] : undefined;
+    const message = own ?? (typeof e.message === 'string' && e.message !== '' ? e.message : `HTTP ${status}`);
     return new PlexusError(plexusCodeFromHttp(status), message, { cause: error });
   }
   return new PlexusError(

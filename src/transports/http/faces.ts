@@ -16,12 +16,14 @@ export interface FaceRouteConfig {
 }
 
 /**
- * The face a URL belongs to: `/v1/execute` and `/v1/jobs…` ESRP, `/emergence` Emergence,
- * the health probes, anything else discovery (the plain `{error: {code, message}}` form).
+ * The face a URL belongs to: `/v1/…` ESRP (`/v1/execute`, `/v1/jobs…`, and paths under `/v1/`
+ * that name no route; the peer route `/v1/peer/…` answers in its own form before this is
+ * asked), `/emergence` Emergence, the health probes, anything else discovery (the plain
+ * `{error: {code, message}}` form).
  */
 export function faceOfUrl(url: string): HttpFace {
   const path = url.split('?')[0] ?? '';
-  if (path === '/v1/execute' || path === '/v1/jobs' || path.startsWith('/v1/jobs/')) return 'esrp';
+  if (path === '/v1' || path.startsWith('/v1/')) return 'esrp';
   if (path === '/emergence' || path.startsWith('/emergence/')) return 'emergence';
   if (path === '/healthz' || path === '/readyz') return 'health';
   return 'discovery';

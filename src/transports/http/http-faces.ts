@@ -18,6 +18,7 @@ import { registerEsrpRoutes } from './esrp-routes.js';
 import { sendFaceError, toFaceError } from './face-errors.js';
 import { FaceScope, httpFacesSettings, type HttpFacesInit } from './face-scope.js';
 import { faceOfRequest, faceOfUrl } from './faces.js';
+import { sendErrorForUrl } from './framework-errors.js';
 import { registerHealthRoutes } from './health-routes.js';
 
 function errorHandler(scope: FaceScope, face: (request: FastifyRequest) => ReturnType<typeof faceOfUrl>) {
@@ -110,9 +111,9 @@ export async function registerHttpFaces(
     app.setNotFoundHandler((request, reply) => {
       const refusal = new PlexusError(
         'NOT_FOUND',
-        `no route ${request.method} ${request.url.split('?')[0] ?? ''} on this node`,
+        `no route ${request.method} ${(request.url.split('?')[0] ?? '').slice(0, 200)} on this node`,
       );
-      return sendFaceError(reply, faceOfUrl(request.url), refusal, { nodeId: components.nodeId });
+      return sendErrorForUrl(request, reply, refusal, components.nodeId);
     });
     app.setErrorHandler(errorHandler(scope, (request) => faceOfUrl(request.url)));
   }

@@ -42,3 +42,10 @@ export {
 export { EMERGENCE_IDEMPOTENCY_PREFIX } from './emergence-route.js';
 export { EMERGENCE_VERB_NAMESPACE, emergenceVerbName, helloCard, helpRequest } from './emergence-work.js';
 export { plainErrorBody, sendFaceError, toFaceError, type ErrorContext } from './face-errors.js';
+export {
+  faceFrameworkErrors,
+  frameworkRefusal,
+  isPeerUrl,
+  sendErrorForUrl,
+  type FrameworkErrorsInit,
+} from './framework-errors.js';

@@ -21,7 +21,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Envelope } from '../../core/envelope.js';
 import { PlexusError, type ErrorData } from '../../core/errors.js';
 import type { JsonObject, JsonValue } from '../../core/json.js';
-import { parseJson } from '../../core/parse-json.js';
+import { decodeJsonText } from '../../core/bounded-json.js';
 import { throwIfProblems, validateAgainstSchema } from '../../core/schema-validator.js';
 import { capabilitySelector, isVerbName } from '../../core/verb-name.js';
 import {
@@ -118,7 +118,8 @@ function priceText(route: Route): string {
 function paramsOf(request: FastifyRequest): JsonValue {
   if (request.method === 'GET') return { ...(request.query as JsonObject) };
   const text = typeof request.body === 'string' ? request.body : '';
-  return text.trim() === '' ? {} : parseJson(text, 'the request body');
+  // Bounded like every face: too deep or unrecordable is a 400, before anything is charged.
+  return text.trim() === '' ? {} : (decodeJsonText(text, { what: 'the request body' }) as JsonValue);
 }
 
 /** A refusal by the route's own terms, before the primitive spends anything. */

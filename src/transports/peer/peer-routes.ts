@@ -16,7 +16,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Envelope } from '../../core/envelope.js';
 import { ERROR_TABLE, PlexusError, isPlexusErrorCode, toPlexusError } from '../../core/errors.js';
 import { isJsonObject } from '../../core/json.js';
-import { parseJson } from '../../core/parse-json.js';
+import { decodeJsonText } from '../../core/bounded-json.js';
 import type { Invocation } from '../../runtime/index.js';
 import { bearerChallenge } from '../../security/auth/index.js';
 import { assertSignedEnvelopeShape, rpcDomain } from '../../security/index.js';
@@ -95,7 +95,8 @@ async function handleInvoke(
   trusted: ReadonlySet<string> | undefined,
 ): Promise<Invocation> {
   const text = typeof request.body === 'string' ? request.body : '';
-  const body = parseJson(text, 'the peer request body');
+  // Bounded: too deep or not recordable is refused (400) before any signature work.
+  const body = decodeJsonText(text, { what: 'the peer request body' });
   const signed = assertSignedEnvelopeShape(body);
   // Cheap trust check on the claimed signer before any signature work.
   if (trusted !== undefined) {

@@ -5,6 +5,7 @@
 import type { Envelope } from '../../core/envelope.js';
 import { PlexusError, toPlexusError } from '../../core/errors.js';
 import type { JsonValue } from '../../core/json.js';
+import { recordableProblem } from '../../core/recordable.js';
 import { decodeValidJsonRpc } from './codec.js';
 import { toJsonRpcError } from './errors.js';
 import type { JsonRpcCodeTable } from './errors.js';
@@ -63,6 +64,12 @@ function standardError(code: 'PARSE_ERROR' | 'INVALID_REQUEST', id: JsonRpcId): 
   };
 }
 
+/** True unless `value` is an object without `method` holding `result` or `error` (a response). */
+function isCallShaped(value: JsonValue): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return true;
+  return 'method' in value || !('result' in value || 'error' in value);
+}
+
 /** The id of an invalid message when it can be read (an `id` member of a valid type), else null. */
 function detectableId(value: JsonValue): JsonRpcId {
   if (typeof value === 'object' && value !== null && !Array.isArray(value) && isJsonRpcId(value.id)) {
@@ -71,11 +78,44 @@ function detectableId(value: JsonValue): JsonRpcId {
   return null;
 }
 
+/** An error response carrying `error`'s explanation in `data` (as the face words it). */
+function explainedError(error: PlexusError, id: JsonRpcId, init: JsonRpcHandleInit): JsonRpcResponse {
+  const data = init.errorData === undefined ? error.details : init.errorData(error);
+  return {
+    jsonrpc: JSONRPC_VERSION,
+    error: toJsonRpcError(error, { codes: init.codes ?? 'jsonrpc', data }),
+    id,
+  };
+}
+
+/**
+ * The refusal of a message the event log could not record (docs/decisions/bad-input.md):
+ * −32602 with the call's id when the trouble is inside `params`, −32600 otherwise (with id
+ * null when the id itself is the trouble). `undefined` when the message is recordable.
+ */
+function unrecordable(value: JsonValue, init: JsonRpcHandleInit): JsonRpcResponse | undefined {
+  const problem = recordableProblem(value);
+  if (problem === undefined) return undefined;
+  const id = detectableId(value);
+  const idOk = recordableProblem(id) === undefined;
+  const inParams = problem.pointer.startsWith('/params');
+  const error = new PlexusError(inParams ? 'INVALID_PARAMS' : 'INVALID_REQUEST', problem.message, {
+    details: { pointer: problem.pointer },
+  });
+  return explainedError(error, idOk ? id : null, init);
+}
+
 async function handleOne(
   value: JsonValue,
   dispatch: JsonRpcDispatch,
   init: JsonRpcHandleInit,
+  unchecked: boolean,
 ): Promise<JsonRpcResponse | undefined> {
+  if (unchecked) {
+    const refused = unrecordable(value, init);
+    // A response (no method) is never answered, not even with an error.
+    if (refused !== undefined) return isCallShaped(value) ? refused : undefined;
+  }
   if (validateJsonRpcMessage(value).length > 0) return standardError('INVALID_REQUEST', detectableId(value));
   const message = value as unknown as JsonRpcMessage;
   if (!('method' in message)) {
@@ -105,7 +145,9 @@ async function handleOne(
 
 /**
  * Answers parsed JSON-RPC input by the spec's server rules: a parse error → one −32700 with id
- * null; an empty batch → one −32600 with id null; each invalid message → −32600 with its id
+ * null; text refused before parsing (too deep, too large) → one −32600 with id null and the
+ * reason in `data`; a message the event log could not record → −32602 (in `params`) or
+ * −32600, before any dispatch; an empty batch → one −32600 with id null; each invalid message → −32600 with its id
  * when that can be read, else null; notifications and all-notification batches → nothing;
  * batch members run concurrently and answers keep the request order.
  *
@@ -120,11 +162,14 @@ export async function handleJsonRpc(
   switch (input.type) {
     case 'parse-error':
       return standardError('PARSE_ERROR', null);
+    case 'refused':
+      return explainedError(input.error, null, init);
     case 'single':
-      return handleOne(input.message, dispatch, init);
+      return handleOne(input.message, dispatch, init, input.unchecked === true);
     case 'batch': {
       if (input.messages.length === 0) return standardError('INVALID_REQUEST', null);
-      const answers = await Promise.all(input.messages.map((m) => handleOne(m, dispatch, init)));
+      const unchecked = input.unchecked === true;
+      const answers = await Promise.all(input.messages.map((m) => handleOne(m, dispatch, init, unchecked)));
       const sent = answers.filter((a): a is JsonRpcResponse => a !== undefined);
       return sent.length === 0 ? undefined : sent;
     }
@@ -140,7 +185,8 @@ export function handleJsonRpcValue(
   dispatch: JsonRpcDispatch,
   init: JsonRpcHandleInit = {},
 ): Promise<JsonRpcReply | undefined> {
-  return handleJsonRpc(classifyJsonRpc(value), dispatch, init);
+  // A value parsed elsewhere may hold what the log cannot record: every message is checked.
+  return handleJsonRpc(classifyJsonRpc(value, true), dispatch, init);
 }
 
 /**
