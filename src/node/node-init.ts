@@ -69,8 +69,9 @@ export interface NodeInit {
   readonly peers?: readonly PeerConfig[];
   /**
    * Peer nodes (did:key or PeerId) whose signed calls to `POST /v1/peer/invoke` are admitted,
-   * beside the `did`s of `peers`. When neither names any, a signed call must also carry a
-   * bearer credential this node accepts (any caller in dev mode).
+   * beside the `did`s of `peers`. When neither names any, only a dev node (auth off) admits
+   * signed calls; a node with auth on refuses every other signer with 403, whatever bearer it
+   * carries (docs/decisions/peer-trust.md).
    * @default []
    */
   readonly trustedPeers?: readonly string[];

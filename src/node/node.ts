@@ -232,7 +232,8 @@ export function createNode(init: NodeInit = {}): Node {
       cleanup.push(() => log.stop());
       await artifacts.start();
       cleanup.push(() => artifacts.stop());
-      const verifier = envelopeVerifier();
+      // Nonces are remembered in memory only: refuse envelopes signed before this start (issue 11).
+      const verifier = envelopeVerifier({ notBefore: Date.now() });
       const peers = init.peers ?? [];
       // The invoker asks the directory which peer owns a card; the directory needs the
       // runtime's registry: the directory is created right after the runtime.
