@@ -25,6 +25,13 @@ function jsonTypeName(value: unknown): string {
   return typeof value;
 }
 
+/** The longest agent id accepted in `from` / `to`, in characters (code points). */
+export const MAX_AGENT_ID_LENGTH = 128;
+
+/** C0 controls (NUL included), DEL and C1 controls: never part of an agent id. */
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
 const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
 
 function checkAgentId(message: JsonObject, key: 'from' | 'to', problems: Problem[]): void {
@@ -37,6 +44,18 @@ function checkAgentId(message: JsonObject, key: 'from' | 'to', problems: Problem
     });
   } else if (value === '') {
     problems.push({ pointer: `/${key}`, message: `"${key}" must be a non-empty agent id` });
+  } else if (CONTROL_CHARACTER.test(value)) {
+    const at = value.search(CONTROL_CHARACTER);
+    const code = value.charCodeAt(at).toString(16).padStart(4, '0');
+    problems.push({
+      pointer: `/${key}`,
+      message: `"${key}" must be an agent id without control characters; found U+${code.toUpperCase()} at position ${at}`,
+    });
+  } else if ([...value].length > MAX_AGENT_ID_LENGTH) {
+    problems.push({
+      pointer: `/${key}`,
+      message: `"${key}" must be an agent id of at most ${MAX_AGENT_ID_LENGTH} characters, got ${[...value].length}`,
+    });
   } else if (key === 'from' && value === BROADCAST) {
     problems.push({
       pointer: '/from',
@@ -85,7 +104,8 @@ function checkVerbData(verb: string, data: JsonObject, problems: Problem[]): voi
  * Every problem in `input` as an Emergence message; empty when it is valid.
  *
  * Rules: a JSON object; the five keys `id`, `from`, `to`, `verb`, `data` all present; any
- * other key starts with `_x_`; `id` a UUID v4; `from` and `to` non-empty strings, `from` not
+ * other key starts with `_x_`; `id` a UUID v4; `from` and `to` non-empty strings of at most 128 characters without
+ * control characters (NUL included), `from` not
  * `broadcast`; `verb` matches `^[A-Z][A-Z0-9_]*$`; `data` an object; a DONE has
  * `data.result`; an ERROR has an integer `data.code` and a string `data.msg`.
  *
