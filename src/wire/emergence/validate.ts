@@ -32,6 +32,21 @@ export const MAX_AGENT_ID_LENGTH = 128;
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 
+/** The number of code points in `text` (a surrogate pair counts once). */
+function codePoints(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    // A high surrogate followed by a low one is one code point.
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+    count++;
+  }
+  return count;
+}
+
 const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
 
 function checkAgentId(message: JsonObject, key: 'from' | 'to', problems: Problem[]): void {
@@ -51,10 +66,10 @@ function checkAgentId(message: JsonObject, key: 'from' | 'to', problems: Problem
       pointer: `/${key}`,
       message: `"${key}" must be an agent id without control characters; found U+${code.toUpperCase()} at position ${at}`,
     });
-  } else if ([...value].length > MAX_AGENT_ID_LENGTH) {
+  } else if (codePoints(value) > MAX_AGENT_ID_LENGTH) {
     problems.push({
       pointer: `/${key}`,
-      message: `"${key}" must be an agent id of at most ${MAX_AGENT_ID_LENGTH} characters, got ${[...value].length}`,
+      message: `"${key}" must be an agent id of at most ${MAX_AGENT_ID_LENGTH} characters, got ${codePoints(value)}`,
     });
   } else if (key === 'from' && value === BROADCAST) {
     problems.push({
