@@ -40,7 +40,7 @@ import {
 } from '../store/index.js';
 import { silentLogger, type FaceComponents } from '../transports/face-components.js';
 import { capabilityGate, type CapabilityGate } from '../transports/capability-gate.js';
-import { registerHttpFaces } from '../transports/http/index.js';
+import { emergenceRemoteInvoker, registerHttpFaces } from '../transports/http/index.js';
 import { peerDirectory, registerPeerRoutes, type PeerDirectory } from '../transports/peer/index.js';
 import { registerPaymentRoutes } from '../transports/http/payment-route.js';
 import { attachWsJsonRpc } from '../transports/ws-jsonrpc/index.js';
@@ -284,7 +284,8 @@ export function createNode(init: NodeInit = {}): Node {
         agents,
         verifier,
         requireAuth: policy.required,
-        ...(remote === undefined ? {} : { remote }),
+        // Agents announced by HELLO with an endpoint are reached there; other remote cards via the peers.
+        remote: emergenceRemoteInvoker({ nodeId, logger, ...(remote === undefined ? {} : { next: remote }) }),
         ...(capabilities === undefined
           ? {}
           : {
