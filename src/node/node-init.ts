@@ -77,6 +77,8 @@ export interface NodeInit {
   readonly trustedPeers?: readonly string[];
   /** How often peers' agent lists are polled, ms. @default 10000 */
   readonly peerPollMs?: number;
+  /** How long an agent registered by an Emergence HELLO without an endpoint stays registered, ms. @default 300000 */
+  readonly helloTtlMs?: number;
   /** The largest request body, bytes. @default 1048576 */
   readonly bodyLimitBytes?: number;
   /** The timeout of a request that names none, ms. @default 30000 */
@@ -119,6 +121,7 @@ export function nodeInitFromConfig(config: NodeConfig, overrides: NodeInit = {})
   if (config.peers !== undefined) fromConfig.peers = config.peers;
   if (config.auth?.trustedPeers !== undefined) fromConfig.trustedPeers = config.auth.trustedPeers;
   if (config.peerPollMs !== undefined) fromConfig.peerPollMs = config.peerPollMs;
+  if (config.helloTtlMs !== undefined) fromConfig.helloTtlMs = config.helloTtlMs;
   if (config.limits?.bodyLimitBytes !== undefined) fromConfig.bodyLimitBytes = config.limits.bodyLimitBytes;
   if (config.limits?.defaultTimeoutMs !== undefined)
     fromConfig.defaultTimeoutMs = config.limits.defaultTimeoutMs;

@@ -342,6 +342,7 @@ export function createNode(init: NodeInit = {}): Node {
       await registerHttpFaces(app, components, {
         bodyLimitBytes: options.bodyLimitBytes,
         ready: () => !draining,
+        ...(init.helloTtlMs === undefined ? {} : { helloTtlMs: init.helloTtlMs }),
       });
       const trusted = [
         ...(init.trustedPeers ?? []),

@@ -107,7 +107,9 @@ export function helloCard(message: Envelope): AgentCard {
   // Where the agent takes HELPs: `_x_endpoint` (D4 extension), or `data.endpoint`.
   const extension = message.extensions?.[EMERGENCE_ENDPOINT_KEY];
   const [endpoint, pointer] =
-    extension === undefined ? [data['endpoint'], '/data/endpoint'] : [extension, `/${EMERGENCE_ENDPOINT_KEY}`];
+    extension === undefined
+      ? [data['endpoint'], '/data/endpoint']
+      : [extension, `/${EMERGENCE_ENDPOINT_KEY}`];
   let url: string | undefined;
   if (endpoint !== undefined) {
     const problem = emergenceEndpointProblem(endpoint);

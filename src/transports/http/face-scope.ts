@@ -40,6 +40,14 @@ export interface HttpFacesInit {
    * default checks already require the event log open and the runtime started.
    */
   readonly ready?: () => boolean | Promise<boolean>;
+  /**
+   * How long an agent registered by an Emergence HELLO without `_x_endpoint` stays registered
+   * after its last HELLO, ms (issue 11 item 4).
+   * @default 300000
+   */
+  readonly helloTtlMs?: number;
+  /** The clock of HELLO expiry, Unix ms (tests inject one). @default Date.now */
+  readonly now?: () => number;
 }
 
 /** {@link HttpFacesInit} with the defaults filled in. */
