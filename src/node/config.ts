@@ -20,6 +20,7 @@
  * peers:
  *   - { url: http://127.0.0.1:3101, did: did:key:z6Mk…, token: <bearer for that node> }
  * peerPollMs: 10000
+ * helloTtlMs: 300000      # an Emergence HELLO without _x_endpoint expires this long after the last one
  * limits: { bodyLimitBytes: 1048576, defaultTimeoutMs: 30000, maxInFlight: 256, maxInFlightPerConnection: 32 }
  * capabilities: { enabled: false, roots: [did:key:z6Mk…], requireToken: true, enforce: true }
  * budgets:                 # prices of charged meters and budget limits, in units (docs/effects.md)
@@ -110,6 +111,8 @@ export interface NodeConfig {
   readonly peers?: readonly PeerConfig[];
   /** How often peers' agent lists are polled, ms. */
   readonly peerPollMs?: number;
+  /** How long an agent registered by HELLO without an endpoint stays registered, ms. */
+  readonly helloTtlMs?: number;
   readonly limits?: LimitsConfig;
   readonly capabilities?: CapabilitiesConfig;
   /** A supervision tree over the node's agents (docs/supervision.md). */
@@ -138,6 +141,7 @@ const TOP_FIELDS = [
   'auth',
   'peers',
   'peerPollMs',
+  'helloTtlMs',
   'limits',
   'capabilities',
   'supervision',
@@ -346,6 +350,9 @@ export function parseNodeConfig(value: unknown, source = 'configuration', baseDi
   }
   if (o['peerPollMs'] !== undefined) {
     config.peerPollMs = integer(source, 'peerPollMs', o['peerPollMs'], 10, 3_600_000);
+  }
+  if (o['helloTtlMs'] !== undefined) {
+    config.helloTtlMs = integer(source, 'helloTtlMs', o['helloTtlMs'], 1000, 86_400_000);
   }
   if (o['capabilities'] !== undefined) {
     const c = object(source, 'capabilities', o['capabilities'], [

@@ -69,13 +69,16 @@ export interface NodeInit {
   readonly peers?: readonly PeerConfig[];
   /**
    * Peer nodes (did:key or PeerId) whose signed calls to `POST /v1/peer/invoke` are admitted,
-   * beside the `did`s of `peers`. When neither names any, a signed call must also carry a
-   * bearer credential this node accepts (any caller in dev mode).
+   * beside the `did`s of `peers`. When neither names any, only a dev node (auth off) admits
+   * signed calls; a node with auth on refuses every other signer with 403, whatever bearer it
+   * carries (docs/decisions/peer-trust.md).
    * @default []
    */
   readonly trustedPeers?: readonly string[];
   /** How often peers' agent lists are polled, ms. @default 10000 */
   readonly peerPollMs?: number;
+  /** How long an agent registered by an Emergence HELLO without an endpoint stays registered, ms. @default 300000 */
+  readonly helloTtlMs?: number;
   /** The largest request body, bytes. @default 1048576 */
   readonly bodyLimitBytes?: number;
   /** The timeout of a request that names none, ms. @default 30000 */
@@ -125,6 +128,7 @@ export function nodeInitFromConfig(config: NodeConfig, overrides: NodeInit = {})
   if (config.peers !== undefined) fromConfig.peers = config.peers;
   if (config.auth?.trustedPeers !== undefined) fromConfig.trustedPeers = config.auth.trustedPeers;
   if (config.peerPollMs !== undefined) fromConfig.peerPollMs = config.peerPollMs;
+  if (config.helloTtlMs !== undefined) fromConfig.helloTtlMs = config.helloTtlMs;
   if (config.limits?.bodyLimitBytes !== undefined) fromConfig.bodyLimitBytes = config.limits.bodyLimitBytes;
   if (config.limits?.defaultTimeoutMs !== undefined)
     fromConfig.defaultTimeoutMs = config.limits.defaultTimeoutMs;

@@ -40,7 +40,7 @@ import {
 } from '../store/index.js';
 import { silentLogger, type FaceComponents } from '../transports/face-components.js';
 import { capabilityGate, type CapabilityGate } from '../transports/capability-gate.js';
-import { faceFrameworkErrors, registerHttpFaces } from '../transports/http/index.js';
+import { emergenceRemoteInvoker, faceFrameworkErrors, registerHttpFaces } from '../transports/http/index.js';
 import { peerDirectory, registerPeerRoutes, type PeerDirectory } from '../transports/peer/index.js';
 import { registerPaymentRoutes } from '../transports/http/payment-route.js';
 import { attachWsJsonRpc } from '../transports/ws-jsonrpc/index.js';
@@ -248,7 +248,8 @@ export function createNode(init: NodeInit = {}): Node {
       cleanup.push(() => log.stop());
       await artifacts.start();
       cleanup.push(() => artifacts.stop());
-      const verifier = envelopeVerifier();
+      // Nonces are remembered in memory only: refuse envelopes signed before this start (issue 11).
+      const verifier = envelopeVerifier({ notBefore: Date.now() });
       const peers = init.peers ?? [];
       // The invoker asks the directory which peer owns a card; the directory needs the
       // runtime's registry: the directory is created right after the runtime.
@@ -304,7 +305,8 @@ export function createNode(init: NodeInit = {}): Node {
         verifier,
         observer: loggingObserver(logger),
         requireAuth: policy.required,
-        ...(remote === undefined ? {} : { remote }),
+        // Agents announced by HELLO with an endpoint are reached there; other remote cards via the peers.
+        remote: emergenceRemoteInvoker({ nodeId, logger, ...(remote === undefined ? {} : { next: remote }) }),
         ...(capabilities === undefined
           ? {}
           : {
@@ -372,6 +374,7 @@ export function createNode(init: NodeInit = {}): Node {
         bodyLimitBytes: options.bodyLimitBytes,
         ready: () => !draining,
         unreadyReason: health.unwritableReason,
+        ...(init.helloTtlMs === undefined ? {} : { helloTtlMs: init.helloTtlMs }),
       });
       const trusted = [
         ...(init.trustedPeers ?? []),

@@ -56,4 +56,9 @@ export interface RemoteInvoker {
   ): Promise<Envelope>;
   /** How envelope targets map onto the peers this invoker reaches. @default none: http(s) targets are refused */
   readonly routes?: TargetRoutes;
+  /**
+   * False when this invoker has no way to reach `card` (the router then treats the card as
+   * unavailable and may pick another). @default every remote card is assumed reachable
+   */
+  reaches?(card: AgentCard): boolean;
 }

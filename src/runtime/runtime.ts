@@ -98,7 +98,7 @@ export function createRuntime(init: RuntimeInit): Runtime {
       card.origin === 'remote' ? (remoteLoad.get(card.id) ?? 0) : (supervisors.get(card.id)?.load ?? 0),
     unavailable(card) {
       if (card.origin === 'remote') {
-        return init.remote === undefined
+        return init.remote === undefined || init.remote.reaches?.(card) === false
           ? new PlexusError(
               'PEER_UNAVAILABLE',
               `agent ${card.id} is on another node and no transport is configured to reach it`,

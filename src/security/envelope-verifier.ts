@@ -7,7 +7,7 @@
  * 2. `dom`, when present, equals the expected domain — `SIGNATURE_DOMAIN_MISMATCH`;
  * 3. `from` is the did:key or PeerId of `pk` — `SIGNER_MISMATCH` (`MALFORMED_ENVELOPE` if
  *    `from` is neither kind of name);
- * 4. `|now − ts| ≤ window` — `SIGNATURE_EXPIRED`;
+ * 4. `|now − ts| ≤ window` and `ts ≥ notBefore` — `SIGNATURE_EXPIRED`;
  * 5. (from, nonce) not seen inside the window — `SIGNATURE_REPLAYED`;
  * 6. the Ed25519 signature over the signing digest — `SIGNATURE_INVALID` (a changed payload,
  *    or a wrong domain when `dom` is absent);
@@ -41,6 +41,14 @@ export interface EnvelopeVerifierInit {
   readonly now?: () => number;
   /** The replay cache; a private `replayCache()` (200,000 entries) by default. Share one to share state. */
   readonly replayCache?: ReplayCache;
+  /**
+   * Refuse (`SIGNATURE_EXPIRED`) every envelope whose `ts` is earlier than this, Unix ms. A node
+   * sets it to its start time: the replay cache lives in memory, so a nonce seen before a
+   * restart is unknown after it, and an envelope signed before the start is refused instead
+   * (docs/decisions/peer-trust.md).
+   * @default no bound
+   */
+  readonly notBefore?: number;
 }
 
 /** What a successful verification returns. */
@@ -83,6 +91,7 @@ export function envelopeVerifier(init: EnvelopeVerifierInit = {}): EnvelopeVerif
   }
   const now = init.now ?? Date.now;
   const cache = init.replayCache ?? replayCache();
+  const notBefore = init.notBefore;
 
   function verify(value: unknown, domain: string): VerifiedEnvelope {
     const env = assertSignedEnvelopeShape(value);
@@ -109,6 +118,13 @@ export function envelopeVerifier(init: EnvelopeVerifierInit = {}): EnvelopeVerif
       throw new PlexusError(
         'SIGNATURE_EXPIRED',
         `signed envelope field "ts": ${ts} is ${Math.abs(skew)} ms ${skew > 0 ? 'in the past' : 'in the future'}; the window is ±${windowMs} ms`,
+        { details: { field: 'ts' } },
+      );
+    }
+    if (notBefore !== undefined && ts < notBefore) {
+      throw new PlexusError(
+        'SIGNATURE_EXPIRED',
+        `signed envelope field "ts": ${ts} is before this verifier started (${notBefore}); envelopes signed before a node restart are refused, sign again with a fresh ts`,
         { details: { field: 'ts' } },
       );
     }

@@ -31,21 +31,24 @@ function expectFaceForm(face: Face, status: number, body: unknown): void {
   const b = body as Record<string, unknown>;
   switch (face) {
     case 'esrp':
+    case 'peer': // the peer route refuses with the ESRP failed response (issue 11 item 1)
       expect(validateEsrpResponse(body)).toEqual([]);
       expect(b['status']).toBe('failed');
+      if (face === 'peer') {
+        const details = (b['error'] as { details: { plexus_code: unknown; retryable?: unknown } }).details;
+        expect(isPlexusErrorCode(details.plexus_code)).toBe(true);
+      }
       return;
     case 'emergence':
       expect(validateEmergence(body)).toEqual([]);
       expect(b['verb']).toBe('ERROR');
       expect((b['data'] as { code: number }).code).toBe(status);
       return;
-    case 'peer':
     case 'discovery': {
       expect(Object.keys(b)).toEqual(['error']);
       const error = b['error'] as { code: unknown; message: unknown; retryable?: unknown };
       expect(isPlexusErrorCode(error.code)).toBe(true);
       expect(typeof error.message).toBe('string');
-      if (face === 'peer') expect(error.retryable).toBe(false);
     }
   }
 }

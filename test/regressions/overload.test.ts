@@ -140,7 +140,8 @@ describe('overload: the node-wide bound on the HTTP faces', () => {
     const peer = await post(`${node.url}/v1/peer/invoke`, { not: 'even an envelope' });
     expect(peer.status).toBe(429);
     expect(peer.headers.get('retry-after')).not.toBeNull();
-    expect(peer.body.error.code).toBe('RATE_LIMITED');
+    expect(peer.body.status).toBe('failed'); // the peer route answers in the ESRP form (item 1)
+    expect(peer.body.error.details.plexus_code).toBe('RATE_LIMITED');
 
     const agents = await get(`${node.url}/agents`);
     expect(agents.status).toBe(429);

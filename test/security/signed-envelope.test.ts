@@ -197,6 +197,14 @@ describe('envelopeVerifier', () => {
       expect(() => verifierAt(TS - DEFAULT_WINDOW_MS).verify(signAt(1), TOPIC)).not.toThrow();
     });
 
+    it('is SIGNATURE_EXPIRED before notBefore (a node start), inside the window or not', () => {
+      const verifier = envelopeVerifier({ now: at(TS + 1000), notBefore: TS + 1 });
+      const e = expectPlexusError(() => verifier.verify(signAt(1), TOPIC), 'SIGNATURE_EXPIRED');
+      expect(e.message).toMatch(/"ts".*before this verifier started/);
+      expect(e.details).toEqual({ field: 'ts' });
+      expect(() => verifier.verify(signAt(2, { now: at(TS + 1) }), TOPIC)).not.toThrow();
+    });
+
     it('honours a configured window', () => {
       const env = signAt(1);
       expectPlexusError(() => verifierAt(TS + 1001, 1000).verify(env, TOPIC), 'SIGNATURE_EXPIRED');

@@ -14,11 +14,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { PlexusError } from '../../core/errors.js';
 import type { Admission, AdmissionSlot } from '../admission.js';
-import { PEER_INVOKE_PATH } from '../peer/peer-config.js';
-import { httpStatusOf, peerErrorBody } from '../peer/peer-wire.js';
+import { sendPeerRefusal } from '../peer/peer-refusal.js';
 import { sendFaceError } from './face-errors.js';
 import { faceOfRequest } from './faces.js';
-import { retryAfterHeader } from './http-deprecation.js';
+import { isPeerUrl } from './framework-errors.js';
 
 /** Routes whose requests take no slot: the health probes and job event streams (SSE). */
 const UNCOUNTED_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/v1/jobs/:id/events']);
@@ -51,12 +50,8 @@ function refuse(
   error: PlexusError,
   nodeId: string,
 ): FastifyReply {
-  if ((request.url.split('?')[0] ?? '') === PEER_INVOKE_PATH) {
-    for (const [name, value] of Object.entries(retryAfterHeader(error.toData()))) reply.header(name, value);
-    return reply
-      .code(httpStatusOf(error))
-      .header('content-type', 'application/json; charset=utf-8')
-      .send(JSON.stringify(peerErrorBody(error)));
+  if (isPeerUrl(request.url)) {
+    return sendPeerRefusal(reply, error);
   }
   return sendFaceError(reply, faceOfRequest(request), error, { nodeId });
 }

@@ -4,7 +4,7 @@
  * and `to` swapped. The HTTP status is 200 for DONE and the ERROR's `data.code` for ERROR
  * (400 malformed, 401 unauthenticated, 404 unknown agent, 413 too large, 501 unknown verb…).
  *
- * HELLO registers the sender's card; HELP runs the work (see `emergence-work.ts` for how
+ * HELLO registers the sender's card (one without `_x_endpoint` expires after a TTL); HELP runs the work (see `emergence-work.ts` for how
  * HELP names it); any other verb is answered ERROR 501. A HELP's `id` is its idempotency
  * key (`emergence:<id>`): a retry with the same id (D4) gets the first answer and never runs
  * twice, while two HELPs with different ids run separately.
@@ -22,6 +22,7 @@ import {
   emergenceErrorAnswer,
   type EmergenceAnswer,
 } from './emergence-answer.js';
+import { emergencePresence, type EmergencePresenceInit } from './emergence-presence.js';
 import { helloCard, helpRequest } from './emergence-work.js';
 import { toFaceError } from './face-errors.js';
 import { bodyText, type FaceScope } from './face-scope.js';
@@ -55,9 +56,24 @@ export function emergenceCapability(message: Envelope): string | undefined {
   return value;
 }
 
-/** Registers `POST /emergence` on `app`. */
-export function registerEmergenceRoute(app: FastifyInstance, scope: FaceScope): void {
+/**
+ * Registers `POST /emergence` on `app`, and the expiry of HELLO registrations without an
+ * endpoint (`presence`, see `emergence-presence.ts`), stopped when `app` closes.
+ *
+ * @throws PlexusError `INVALID_PARAMS` for a bad `presence.ttlMs`.
+ */
+export function registerEmergenceRoute(
+  app: FastifyInstance,
+  scope: FaceScope,
+  presenceInit: EmergencePresenceInit = {},
+): void {
   const { runtime, nodeId } = scope.components;
+  const presence = emergencePresence(runtime.registry, { logger: scope.logger, ...presenceInit });
+  presence.start();
+  app.addHook('onClose', (_instance, hookDone) => {
+    presence.stop();
+    hookDone();
+  });
   /** Who replies: the addressed agent, or the node when the message named no single agent. */
   const replierOf = (message: Envelope): string =>
     message.to === BROADCAST || parseCapabilitySelector(message.to) !== undefined ? nodeId : message.to;
@@ -75,6 +91,7 @@ export function registerEmergenceRoute(app: FastifyInstance, scope: FaceScope): 
       origin: 'remote',
       causation: message.id,
     });
+    presence.seen(stored);
     return emergenceDoneAnswer(
       message,
       { registered: stored.id, revision: stored.revision ?? 1 },
@@ -102,6 +119,7 @@ export function registerEmergenceRoute(app: FastifyInstance, scope: FaceScope): 
     const value = parseWireText(bodyText(request), 'emergence');
     scope.parsed(request, value);
     const message = decodeEmergence(value);
+    await presence.maybeSweep();
     let answer: EmergenceAnswer;
     let duplicate = false;
     try {

@@ -18,6 +18,7 @@ import type { Problem } from '../../core/problem.js';
 import type { AgentCapability, AgentCard } from '../../core/records/agent-card.js';
 import { parseCapabilitySelector, verbNameProblem } from '../../core/verb-name.js';
 import type { Registry } from '../../runtime/registry.js';
+import { EMERGENCE_ENDPOINT_KEY, emergenceEndpointProblem } from './emergence-endpoint.js';
 
 /** The namespace single-word Emergence capabilities are put in. */
 export const EMERGENCE_VERB_NAMESPACE = 'emergence';
@@ -81,7 +82,8 @@ function text(data: JsonObject, key: string, fallback: string, problems: Problem
 /**
  * The card a HELLO announces: id = `from`; `name`, `version`, `description` from `data`
  * when given (defaults: the id, `0`); tier `L3`; the capabilities of `data.capabilities`;
- * protocol `emergence`; an endpoint when `data.endpoint` is an absolute URL; origin `remote`.
+ * protocol `emergence`; an endpoint when the message names one in `_x_endpoint` (or
+ * `data.endpoint`): an https URL, http only on a loopback host; origin `remote`.
  *
  * @throws PlexusError `INVALID_PARAMS` with `details.problems` for a bad HELLO payload.
  */
@@ -102,11 +104,17 @@ export function helloCard(message: Envelope): AgentCard {
   }
   const name = text(data, 'name', message.from, problems);
   const version = text(data, 'version', '0', problems);
-  const endpoint = data['endpoint'];
+  // Where the agent takes HELPs: `_x_endpoint` (D4 extension), or `data.endpoint`.
+  const extension = message.extensions?.[EMERGENCE_ENDPOINT_KEY];
+  const [endpoint, pointer] =
+    extension === undefined
+      ? [data['endpoint'], '/data/endpoint']
+      : [extension, `/${EMERGENCE_ENDPOINT_KEY}`];
   let url: string | undefined;
   if (endpoint !== undefined) {
-    if (typeof endpoint === 'string' && URL.canParse(endpoint)) url = endpoint;
-    else problems.push({ pointer: '/data/endpoint', message: 'endpoint must be an absolute URL' });
+    const problem = emergenceEndpointProblem(endpoint);
+    if (problem === undefined) url = endpoint as string;
+    else problems.push({ pointer, message: problem });
   }
   if (problems.length > 0) throw invalid(problems, 'invalid HELLO');
   return {

@@ -45,6 +45,14 @@ export interface HttpFacesInit {
    * a reason makes `GET /readyz` answer 503 with it.
    */
   readonly unreadyReason?: () => string | undefined;
+  /**
+   * How long an agent registered by an Emergence HELLO without `_x_endpoint` stays registered
+   * after its last HELLO, ms (issue 11 item 4).
+   * @default 300000
+   */
+  readonly helloTtlMs?: number;
+  /** The clock of HELLO expiry, Unix ms (tests inject one). @default Date.now */
+  readonly now?: () => number;
 }
 
 /** {@link HttpFacesInit} with the defaults filled in. */

@@ -8,7 +8,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { PlexusError } from '../../core/errors.js';
 import { PEER_INVOKE_PATH } from '../peer/peer-config.js';
-import { httpStatusOf, peerErrorBody } from '../peer/peer-wire.js';
+import { sendPeerRefusal } from '../peer/peer-refusal.js';
 import { sendFaceError, toFaceError } from './face-errors.js';
 import { faceOfUrl } from './faces.js';
 
@@ -38,10 +38,7 @@ export function sendErrorForUrl(
   nodeId: string,
 ): FastifyReply {
   if (isPeerUrl(request.url)) {
-    return reply
-      .code(httpStatusOf(error))
-      .header('content-type', 'application/json; charset=utf-8')
-      .send(JSON.stringify(peerErrorBody(error)));
+    return sendPeerRefusal(reply, error);
   }
   return sendFaceError(reply, faceOfUrl(request.url), error, { nodeId });
 }

@@ -101,7 +101,10 @@ export async function registerHttpFaces(
     registerHealthRoutes(faces, scope);
     registerEsrpRoutes(faces, scope);
     registerEsrpEvents(faces, scope);
-    registerEmergenceRoute(faces, scope);
+    registerEmergenceRoute(faces, scope, {
+      ...(init.helloTtlMs === undefined ? {} : { ttlMs: init.helloTtlMs }),
+      ...(init.now === undefined ? {} : { now: init.now }),
+    });
     registerDiscoveryRoutes(faces, scope);
     registerCapabilityRoutes(faces, scope);
     done();

@@ -40,6 +40,13 @@ export {
   type EmergenceAnswer,
 } from './emergence-answer.js';
 export { EMERGENCE_IDEMPOTENCY_PREFIX } from './emergence-route.js';
+export {
+  EMERGENCE_ENDPOINT_KEY,
+  emergenceEndpointOf,
+  emergenceEndpointProblem,
+  emergenceRemoteInvoker,
+  type EmergenceRemoteInvokerInit,
+} from './emergence-endpoint.js';
 export { EMERGENCE_VERB_NAMESPACE, emergenceVerbName, helloCard, helpRequest } from './emergence-work.js';
 export { plainErrorBody, sendFaceError, toFaceError, type ErrorContext } from './face-errors.js';
 export {

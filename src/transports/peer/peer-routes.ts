@@ -5,32 +5,42 @@
  * replay), the signer must be a trusted peer node, and the request then runs through the
  * runtime like any other, its answer envelope sent back as JSON.
  *
+ * Who is admitted (issue 11 item 1, docs/decisions/peer-trust.md):
+ *
+ * - a signer in the trust set (`auth.trustedPeers` and the `did` of each configured peer)
+ *   relays for the tenant its envelope names — unless it also presents a bearer credential
+ *   bound to a tenant, which then binds the call's tenant like on any other face;
+ * - any other signer only on a node whose faces admit anonymous callers (dev mode, no trust
+ *   set configured): it can do no more than an anonymous caller of the other faces;
+ * - everything else is refused 403 `FORBIDDEN`, whatever bearer credential it carries: a
+ *   signature from a key this node does not know proves nothing about a tenant.
+ *
  * Statuses: 200 with the answer envelope (kind `response` or `error`) whenever the runtime
  * answered; 429 / 502 / 503 / 504 with the answer envelope when the runtime refused the
  * request before any job existed for a retryable reason (the node is stopping, rate
- * limited), so the sender may retry (D4); otherwise the status of the Plexus code with
- * `{"error": ErrorData}` (400 malformed, 401 signature refused or replayed, 403 untrusted
- * signer, 413 too large).
+ * limited), so the sender may retry (D4); otherwise the status of the Plexus code with an
+ * ESRP failed response (`error.details.plexus_code` names the Plexus code: 400 malformed,
+ * 401 signature refused or replayed, 403 untrusted signer, 413 too large).
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Envelope } from '../../core/envelope.js';
 import { ERROR_TABLE, PlexusError, isPlexusErrorCode, toPlexusError } from '../../core/errors.js';
 import { isJsonObject } from '../../core/json.js';
 import { decodeJsonText } from '../../core/bounded-json.js';
-import type { Invocation } from '../../runtime/index.js';
-import { bearerChallenge } from '../../security/auth/index.js';
+import type { Invocation, Principal } from '../../runtime/index.js';
 import { assertSignedEnvelopeShape, rpcDomain } from '../../security/index.js';
-import { silentLogger, type FaceComponents } from '../face-components.js';
+import { runtimePrincipal, silentLogger, type FaceComponents } from '../face-components.js';
+import { sendPeerRefusal } from './peer-refusal.js';
 import { PEER_INVOKE_PATH, PEER_TIMEOUT_HEADER, trustSet, tryPeerDid } from './peer-config.js';
-import { RETRYABLE_STATUSES, httpStatusOf, peerErrorBody } from './peer-wire.js';
+import { RETRYABLE_STATUSES } from './peer-wire.js';
 
 /** Options of {@link registerPeerRoutes}. */
 export interface PeerRoutesInit {
   /**
    * The peer nodes whose signed calls are admitted (did:key or PeerId). When set, any other
-   * signer is refused with 403 `FORBIDDEN` (an empty list admits nobody). When absent, a
-   * validly signed call is admitted only if it also passes the node's bearer authentication
-   * (`components.auth`; a dev-mode node admits anonymous callers, so any signer).
+   * signer is refused with 403 `FORBIDDEN` (an empty list admits nobody). When absent, any
+   * validly signed call is admitted only on a node that admits anonymous callers (dev mode,
+   * `components.auth`); a node that requires auth refuses every signer with 403.
    * @default undefined
    */
   readonly trustedPeers?: readonly string[];
@@ -75,7 +85,7 @@ export async function registerPeerRoutes(
       if (plexus.code === 'INTERNAL') {
         logger.error({ err: error, url: request.url }, 'peer invoke failed');
       }
-      return sendError(reply, plexus);
+      return sendPeerRefusal(reply, plexus);
     });
     scope.post(PEER_INVOKE_PATH, async (request, reply) => {
       const outcome = await handleInvoke(request, reply, components, trusted);
@@ -112,11 +122,7 @@ async function handleInvoke(
     );
   }
   const { signer } = components.verifier.verify(body, rpcDomain(d['verb']));
-  if (trusted !== undefined && !trusted.has(signer.did)) throw untrusted(signer.did);
-  if (trusted === undefined) {
-    // No peer list: the signature proves who sent it, the bearer credential that it may call.
-    await components.auth.authenticate(request.headers.authorization);
-  }
+  const principal = await admit(request.headers.authorization, signer.did, components, trusted);
   const timeoutMs = timeoutOf(request.headers[PEER_TIMEOUT_HEADER]);
 
   const controller = new AbortController();
@@ -129,7 +135,7 @@ async function handleInvoke(
       d as unknown as Envelope,
       {
         face: PEER_FACE,
-        principal: { id: signer.did, kind: PEER_PRINCIPAL_KIND },
+        principal,
         transport: { peer: signer.did, remoteAddress: request.ip },
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
       },
@@ -166,11 +172,41 @@ function timeoutOf(header: string | string[] | undefined): number | undefined {
   return value;
 }
 
+/**
+ * The principal a verified signer's call runs as (see the module doc).
+ *
+ * @throws PlexusError `FORBIDDEN` for a signer that is not admitted; `UNAUTHORIZED` for a
+ *   trusted signer presenting a bearer credential this node refuses.
+ */
+async function admit(
+  authorization: string | undefined,
+  signer: string,
+  components: FaceComponents,
+  trusted: ReadonlySet<string> | undefined,
+): Promise<Principal> {
+  const peer: Principal = { id: signer, kind: PEER_PRINCIPAL_KIND };
+  if (trusted?.has(signer) === true) {
+    if (authorization === undefined || authorization.trim() === '') return peer;
+    // A trusted node relaying with a tenant-bound credential acts for that tenant only.
+    const bearer = await components.auth.authenticate(authorization);
+    return bearer.tenant === undefined ? peer : runtimePrincipal(bearer);
+  }
+  if (trusted !== undefined) throw untrusted(signer);
+  // No trust set: only a node open to anonymous callers admits an unknown signer. The bearer
+  // is deliberately not consulted: it never makes an unknown key's tenant claim true.
+  const open = await components.auth.authenticate(undefined).then(
+    (p) => p.kind === 'anonymous',
+    () => false,
+  );
+  if (!open) throw untrusted(signer);
+  return peer;
+}
+
 function untrusted(signer: string): PlexusError {
   return new PlexusError(
     'FORBIDDEN',
-    `signer ${signer} is not a trusted peer of this node; add its did:key to the node's peers`,
-    { details: { signer } },
+    `signer ${signer} is not a trusted peer of this node; list its did:key in auth.trustedPeers or as the did of one of the node's peers`,
+    { details: { reason: 'untrusted-signer', signer } },
   );
 }
 
@@ -185,13 +221,4 @@ function fastifyErrorToPlexus(error: FastifyError): PlexusError {
     return new PlexusError('INVALID_REQUEST', error.message, { cause: error });
   }
   return toPlexusError(error);
-}
-
-function sendError(reply: FastifyReply, error: PlexusError): FastifyReply {
-  const status = httpStatusOf(error);
-  if (error.code === 'UNAUTHORIZED') reply.header('www-authenticate', bearerChallenge(error));
-  return reply
-    .code(status)
-    .header('content-type', 'application/json; charset=utf-8')
-    .send(JSON.stringify(peerErrorBody(error)));
 }

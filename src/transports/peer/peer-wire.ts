@@ -26,22 +26,31 @@ export function httpStatusOf(error: PlexusError): number {
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 
 /**
- * The `ErrorData` in a refusal body, or `undefined` when `value` is not one. An unknown
- * code is kept as `INTERNAL` (as `PlexusError.fromData` does).
+ * The `ErrorData` in a refusal body, or `undefined` when `value` is not one. Reads both the
+ * ESRP failed response the route answers with (the Plexus code in
+ * `error.details.plexus_code`) and the older `{"error": ErrorData}` form. An unknown code is
+ * kept as `INTERNAL` (as `PlexusError.fromData` does).
  */
 export function errorDataOf(value: unknown): ErrorData | undefined {
   if (!isJsonObject(value)) return undefined;
   const error = value['error'];
   if (!isJsonObject(error)) return undefined;
-  const { code, message } = error;
+  const { message } = error;
+  const rawDetails = error['details'];
+  const esrpCode = isJsonObject(rawDetails) ? rawDetails['plexus_code'] : undefined;
+  const code = typeof esrpCode === 'string' ? esrpCode : error['code'];
   if (typeof code !== 'string' || typeof message !== 'string') return undefined;
-  const details = error['details'];
+  let details: JsonObject | undefined;
+  if (isJsonObject(rawDetails)) {
+    details = { ...rawDetails };
+    if (typeof esrpCode === 'string') delete details['plexus_code'];
+  }
   const base = {
     code: isPlexusErrorCode(code) ? code : 'INTERNAL',
     message,
     retryable: error['retryable'] === true,
   } as const;
-  return isJsonObject(details) ? { ...base, details } : base;
+  return details === undefined ? base : { ...base, details };
 }
 
 /** `value` as an answer envelope (a valid core Envelope of kind `response` or `error`), else `undefined`. */

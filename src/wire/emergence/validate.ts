@@ -25,6 +25,28 @@ function jsonTypeName(value: unknown): string {
   return typeof value;
 }
 
+/** The longest agent id accepted in `from` / `to`, in characters (code points). */
+export const MAX_AGENT_ID_LENGTH = 128;
+
+/** C0 controls (NUL included), DEL and C1 controls: never part of an agent id. */
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** The number of code points in `text` (a surrogate pair counts once). */
+function codePoints(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    // A high surrogate followed by a low one is one code point.
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+    count++;
+  }
+  return count;
+}
+
 const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
 
 function checkAgentId(message: JsonObject, key: 'from' | 'to', problems: Problem[]): void {
@@ -37,6 +59,18 @@ function checkAgentId(message: JsonObject, key: 'from' | 'to', problems: Problem
     });
   } else if (value === '') {
     problems.push({ pointer: `/${key}`, message: `"${key}" must be a non-empty agent id` });
+  } else if (CONTROL_CHARACTER.test(value)) {
+    const at = value.search(CONTROL_CHARACTER);
+    const code = value.charCodeAt(at).toString(16).padStart(4, '0');
+    problems.push({
+      pointer: `/${key}`,
+      message: `"${key}" must be an agent id without control characters; found U+${code.toUpperCase()} at position ${at}`,
+    });
+  } else if (codePoints(value) > MAX_AGENT_ID_LENGTH) {
+    problems.push({
+      pointer: `/${key}`,
+      message: `"${key}" must be an agent id of at most ${MAX_AGENT_ID_LENGTH} characters, got ${codePoints(value)}`,
+    });
   } else if (key === 'from' && value === BROADCAST) {
     problems.push({
       pointer: '/from',
@@ -85,7 +119,8 @@ function checkVerbData(verb: string, data: JsonObject, problems: Problem[]): voi
  * Every problem in `input` as an Emergence message; empty when it is valid.
  *
  * Rules: a JSON object; the five keys `id`, `from`, `to`, `verb`, `data` all present; any
- * other key starts with `_x_`; `id` a UUID v4; `from` and `to` non-empty strings, `from` not
+ * other key starts with `_x_`; `id` a UUID v4; `from` and `to` non-empty strings of at most 128 characters without
+ * control characters (NUL included), `from` not
  * `broadcast`; `verb` matches `^[A-Z][A-Z0-9_]*$`; `data` an object; a DONE has
  * `data.result`; an ERROR has an integer `data.code` and a string `data.msg`.
  *

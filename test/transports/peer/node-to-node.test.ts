@@ -212,6 +212,8 @@ describe('node-to-node calls', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(second.status).toBe(401);
-    expect(((await second.json()) as { error: { code: string } }).error.code).toBe('SIGNATURE_REPLAYED');
+    expect(
+      ((await second.json()) as { error: { details: { plexus_code: string } } }).error.details.plexus_code,
+    ).toBe('SIGNATURE_REPLAYED');
   });
 });

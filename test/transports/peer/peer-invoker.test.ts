@@ -108,6 +108,27 @@ describe('peerRemoteInvoker', () => {
     expect(s.received).toHaveLength(1);
   });
 
+  it('reads the Plexus code of a refusal in the ESRP error form (403 FORBIDDEN)', async () => {
+    const s = await server([
+      {
+        status: 403,
+        body: {
+          status: 'failed',
+          error: {
+            code: 'INVALID_INPUT_SEMANTIC',
+            message: 'not trusted',
+            retryable: false,
+            details: { plexus_code: 'FORBIDDEN', signer: 'did:key:z6Mk' },
+          },
+        },
+      },
+    ]);
+    await expect(
+      invoker({ url: s.url }).invoke(card, request('echo.echo', 1, 'echo'), never),
+    ).rejects.toMatchObject({ code: 'FORBIDDEN', details: { signer: 'did:key:z6Mk', status: 403 } });
+    expect(s.received).toHaveLength(1);
+  });
+
   it('maps a non-retryable status without a Plexus body from the status', async () => {
     const s = await server([{ status: 404, body: 'no such route' }]);
     await expect(

@@ -70,7 +70,7 @@ describe('registerPeerRoutes', () => {
     expect((await post(n.url, body)).status).toBe(200);
     const again = await post(n.url, body);
     expect(again.status).toBe(401);
-    expect(again.body.error.code).toBe('SIGNATURE_REPLAYED');
+    expect(again.body.error.details.plexus_code).toBe('SIGNATURE_REPLAYED');
     const fresh = signed(generateKeyPair(), request('echo.echo', 2, 'echo') as unknown as JsonValue);
     expect((await post(n.url, fresh)).body.data).toBe(2);
   });
@@ -81,7 +81,7 @@ describe('registerPeerRoutes', () => {
     const forged = { ...body, d: { ...(body.d as object), data: 'b' } };
     const res = await post(n.url, forged);
     expect(res.status).toBe(401);
-    expect(res.body.error.code).toBe('SIGNATURE_INVALID');
+    expect(res.body.error.details.plexus_code).toBe('SIGNATURE_INVALID');
   });
 
   it('refuses a signature made by another key than pk names (401 SIGNER_MISMATCH)', async () => {
@@ -90,7 +90,7 @@ describe('registerPeerRoutes', () => {
     const other = identityFromPublicKey(generateKeyPair().publicKey);
     const res = await post(n.url, { ...body, pk: other.publicKeyBase64Url });
     expect(res.status).toBe(401);
-    expect(res.body.error.code).toBe('SIGNER_MISMATCH');
+    expect(res.body.error.details.plexus_code).toBe('SIGNER_MISMATCH');
   });
 
   it('refuses an envelope signed for another verb (401)', async () => {
@@ -102,7 +102,7 @@ describe('registerPeerRoutes', () => {
     });
     const res = await post(n.url, body);
     expect(res.status).toBe(401);
-    expect(res.body.error.code).toBe('SIGNATURE_DOMAIN_MISMATCH');
+    expect(res.body.error.details.plexus_code).toBe('SIGNATURE_DOMAIN_MISMATCH');
   });
 
   it('refuses an expired signature (401 SIGNATURE_EXPIRED)', async () => {
@@ -115,7 +115,7 @@ describe('registerPeerRoutes', () => {
     });
     const res = await post(n.url, body);
     expect(res.status).toBe(401);
-    expect(res.body.error.code).toBe('SIGNATURE_EXPIRED');
+    expect(res.body.error.details.plexus_code).toBe('SIGNATURE_EXPIRED');
   });
 
   it('refuses an untrusted signer with 403 when trustedPeers is set, and admits a trusted one', async () => {
@@ -127,7 +127,7 @@ describe('registerPeerRoutes', () => {
       signed(generateKeyPair(), request('echo.echo', 1, 'echo') as unknown as JsonValue),
     );
     expect(stranger.status).toBe(403);
-    expect(stranger.body.error.code).toBe('FORBIDDEN');
+    expect(stranger.body.error.details.plexus_code).toBe('FORBIDDEN');
     const friend = await post(
       n.url,
       signed(trustedKey, request('echo.echo', 1, 'echo') as unknown as JsonValue),
@@ -163,37 +163,39 @@ describe('registerPeerRoutes', () => {
     });
   });
 
-  it('without a trust list, requires the bearer credential when the node requires auth', async () => {
+  it('without a trust list, refuses every signer with 403 when the node requires auth, bearer or not (issue 11)', async () => {
     const apiKey = generateApiKey();
     const n = await node({ auth: { apiKeys: { keys: [{ hash: apiKey.hash, subject: 'node-2' }] } } });
     const bare = await post(
       n.url,
       signed(generateKeyPair(), request('echo.echo', 1, 'echo') as unknown as JsonValue),
     );
-    expect(bare.status).toBe(401);
-    expect(bare.body.error.code).toBe('UNAUTHORIZED');
-    expect(bare.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    expect(bare.status).toBe(403);
+    expect(bare.body.error.details.plexus_code).toBe('FORBIDDEN');
     const withKey = await post(
       n.url,
       signed(generateKeyPair(), request('echo.echo', 2, 'echo') as unknown as JsonValue),
       { authorization: `Bearer ${apiKey.key}` },
     );
-    expect(withKey.status).toBe(200);
-    expect(withKey.body.data).toBe(2);
+    expect(withKey.status).toBe(403);
+    expect(withKey.body).toMatchObject({
+      status: 'failed',
+      error: { code: 'INVALID_INPUT_SEMANTIC', details: { plexus_code: 'FORBIDDEN' } },
+    });
   });
 
   it('answers broken JSON with 400 PARSE_ERROR', async () => {
     const n = await node();
     const res = await post(n.url, '{"_v": 2,');
     expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('PARSE_ERROR');
+    expect(res.body.error.details.plexus_code).toBe('PARSE_ERROR');
   });
 
   it('answers an unsigned body with 400 MALFORMED_ENVELOPE naming the field', async () => {
     const n = await node();
     const res = await post(n.url, request('echo.echo', 1, 'echo'));
     expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('MALFORMED_ENVELOPE');
+    expect(res.body.error.details.plexus_code).toBe('MALFORMED_ENVELOPE');
     expect(res.body.error.details.field).toBeTypeOf('string');
   });
 
@@ -202,7 +204,7 @@ describe('registerPeerRoutes', () => {
     const body = signEnvelope([1, 2, 3], { key: generateKeyPair(), domain: rpcDomain('echo.echo') });
     const res = await post(n.url, body);
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'MALFORMED_ENVELOPE', details: { field: 'd' } });
+    expect(res.body.error).toMatchObject({ details: { plexus_code: 'MALFORMED_ENVELOPE', field: 'd' } });
   });
 
   it('answers an invalid core envelope inside a valid signature with an INVALID_REQUEST answer', async () => {
@@ -225,7 +227,7 @@ describe('registerPeerRoutes', () => {
     );
     const res = await post(n.url, body);
     expect(res.status).toBe(413);
-    expect(res.body.error.code).toBe('INPUT_TOO_LARGE');
+    expect(res.body.error.details.plexus_code).toBe('INPUT_TOO_LARGE');
   });
 
   it('answers a bad timeout header with 400 INVALID_PARAMS and honours a good one', async () => {
@@ -238,7 +240,7 @@ describe('registerPeerRoutes', () => {
       },
     );
     expect(bad.status).toBe(400);
-    expect(bad.body.error.code).toBe('INVALID_PARAMS');
+    expect(bad.body.error.details.plexus_code).toBe('INVALID_PARAMS');
     const good = await post(
       n.url,
       signed(generateKeyPair(), request('echo.echo', 1, 'echo') as unknown as JsonValue),
@@ -285,6 +287,6 @@ describe('registerPeerRoutes', () => {
     const body = signed(generateKeyPair(), request('echo.echo', 1, 'echo') as unknown as JsonValue);
     const res = await post(n.url, { ...body, nonce: toBase64Url(new Uint8Array(16)) });
     expect(res.status).toBe(401);
-    expect(res.body.error.code).toBe('SIGNATURE_INVALID');
+    expect(res.body.error.details.plexus_code).toBe('SIGNATURE_INVALID');
   });
 });
