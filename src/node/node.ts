@@ -354,7 +354,6 @@ export function createNode(init: NodeInit = {}): Node {
       }
       const ws = attachWsJsonRpc(app.server, components, {
         maxMessageBytes: options.bodyLimitBytes,
-        methodAliases: hyperspace.methods,
       });
       cleanup.push(() => ws.close());
       await listen(app, options.host, options.port);

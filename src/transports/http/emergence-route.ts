@@ -88,7 +88,7 @@ export function registerEmergenceRoute(app: FastifyInstance, scope: FaceScope): 
     httpRequest: FastifyRequest,
   ): Promise<{ answer: EmergenceAnswer; duplicate: boolean }> {
     const capability = emergenceCapability(message) ?? scope.capabilityOf(httpRequest);
-    const work = helpRequest(message, runtime.registry);
+    const work = helpRequest(message, runtime.registry, (name) => runtime.resolveVerb(name));
     const request = capability === undefined ? work : { ...work, capability };
     const invocation = await runtime.invoke(request, context);
     const { envelope } = invocation;

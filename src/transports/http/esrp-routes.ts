@@ -20,6 +20,7 @@ import { jobNotFound, visibleToTenant } from '../../runtime/tenancy.js';
 import type { Job } from '../../core/records/job.js';
 import { decodeEsrpRequestTyped } from '../../wire/esrp/request-codec.js';
 import { parseWireText } from '../../wire/registry.js';
+import { esrpInputFor } from './esrp-input-form.js';
 import { esrpAcceptedAnswer, esrpAnswerOfInvocation, esrpJobAnswer, type EsrpAnswer } from './esrp-answer.js';
 import { registerEsrpJobList } from './esrp-job-list.js';
 import { bodyText, type FaceScope } from './face-scope.js';
@@ -47,10 +48,13 @@ export interface DecodedEsrpRequest {
 export function decodeEsrpHttpRequest(scope: FaceScope, request: FastifyRequest): DecodedEsrpRequest {
   const value = parseWireText(bodyText(request), 'esrp-request');
   scope.parsed(request, value);
-  const { envelope: decoded, typed } = decodeEsrpRequestTyped(value);
-  const { registry } = scope.components.runtime;
-  const to =
-    registry.find(typed.target.service) === undefined ? capabilitySelector(decoded.verb) : decoded.to;
+  const { envelope: named, typed } = decodeEsrpRequestTyped(value);
+  const { runtime } = scope.components;
+  const { registry } = runtime;
+  // `state.createSession` is `state.create_session` (docs/decisions/primitive-names.md)
+  const verb = runtime.resolveVerb(named.verb);
+  const to = registry.find(typed.target.service) === undefined ? capabilitySelector(verb) : named.to;
+  const decoded: Envelope = { ...named, verb, data: esrpInputFor(registry, to, verb, named.data) };
   const principal = scope.principalOf(request);
   // The capability travels in the headers on this face (ESRP's body has no field for it).
   const capability = decoded.capability ?? scope.capabilityOf(request);

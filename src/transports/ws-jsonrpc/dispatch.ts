@@ -177,7 +177,10 @@ export interface CallerContext {
 
 /** Options of {@link hyperspaceDispatch}. */
 export interface DispatchOptions {
-  /** JSON-RPC method → verb, for methods that are not Plexus verb names. */
+  /**
+   * JSON-RPC method → verb, for methods this face alone names differently; the runtime's alias
+   * table (`runtime.resolveVerb`) is consulted after it.
+   */
   readonly methodAliases: ReadonlyMap<string, string>;
 }
 
@@ -262,7 +265,8 @@ export function hyperspaceDispatch(
 ): JsonRpcDispatch {
   const principal = runtimePrincipal(caller.principal);
   return async (method, params, _signal, envelope) => {
-    const verb = options.methodAliases.get(method) ?? method;
+    // the face's own aliases, then the runtime's table (the seed's camelCase primitive methods)
+    const verb = options.methodAliases.get(method) ?? runtime.resolveVerb(method);
     const { data, controls } = splitParams(params);
     const isNotification = envelope.kind === 'notification';
     const id = isNotification ? undefined : jsonRpcIdOf(envelope);
