@@ -22,6 +22,7 @@ import {
   emergenceErrorAnswer,
   type EmergenceAnswer,
 } from './emergence-answer.js';
+import { adoptTrace, traceOfRequest } from '../trace-headers.js';
 import { helloCard, helpRequest } from './emergence-work.js';
 import { toFaceError } from './face-errors.js';
 import { bodyText, type FaceScope } from './face-scope.js';
@@ -89,7 +90,11 @@ export function registerEmergenceRoute(app: FastifyInstance, scope: FaceScope): 
   ): Promise<{ answer: EmergenceAnswer; duplicate: boolean }> {
     const capability = emergenceCapability(message) ?? scope.capabilityOf(httpRequest);
     const work = helpRequest(message, runtime.registry, (name) => runtime.resolveVerb(name));
-    const request = capability === undefined ? work : { ...work, capability };
+    // W3C trace context: the message's own (`_x_traceparent`) else the request's header
+    const traceparent = work.traceparent ?? traceOfRequest(httpRequest.raw).traceparent;
+    adoptTrace(httpRequest.raw, traceparent);
+    const traced = { ...work, traceparent };
+    const request = capability === undefined ? traced : { ...traced, capability };
     const invocation = await runtime.invoke(request, context);
     const { envelope } = invocation;
     const direct = message.to !== BROADCAST && parseCapabilitySelector(message.to) === undefined;

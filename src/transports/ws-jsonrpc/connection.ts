@@ -49,6 +49,8 @@ export interface ConnectionInit {
   readonly limits: ConnectionLimits;
   readonly methodAliases: ReadonlyMap<string, string>;
   readonly now: () => number;
+  /** The upgrade request's W3C `traceparent` (when valid): each call is a span of its trace. */
+  readonly traceparent?: string;
 }
 
 /** A live connection, as the server tracks it. */
@@ -145,6 +147,7 @@ export function openConnection(init: ConnectionInit): Connection {
       principal: init.principal,
       ...(init.capability === undefined ? {} : { capability: init.capability }),
       transport: { remoteAddress: init.remoteAddress, connection: id },
+      ...(init.traceparent === undefined ? {} : { traceparent: init.traceparent }),
       signal: controller.signal,
       notify: (text) => {
         if (ws.readyState === WebSocket.OPEN) ws.send(text);

@@ -18,6 +18,7 @@ import type { Principal as AuthPrincipal } from '../../security/auth/index.js';
 import { JSONRPC_EXTENSIONS, JSONRPC_VERSION } from '../../wire/jsonrpc/index.js';
 import type { JsonRpcDispatch, JsonRpcId, JsonRpcParams } from '../../wire/jsonrpc/index.js';
 import { runtimePrincipal } from '../face-components.js';
+import { childSpan } from '../trace-headers.js';
 import { WS_CONTROL_PARAMS, WS_STREAM_METHOD } from './protocol.js';
 import type { WsStreamChunk } from './protocol.js';
 
@@ -169,6 +170,8 @@ export interface CallerContext {
   readonly capability?: string;
   /** Transport metadata for audit (remote address, connection id). */
   readonly transport: Readonly<Record<string, string>>;
+  /** The upgrade's W3C `traceparent`, when it sent a valid one: each call is a new span of its trace. */
+  readonly traceparent?: string;
   /** Aborted when the connection closes: calls in flight are cancelled. */
   readonly signal: AbortSignal;
   /** Sends a notification (a stream chunk) to the caller. */
@@ -191,6 +194,7 @@ function requestEnvelope(
   principal: AuthPrincipal,
   id: JsonRpcId | undefined,
   capability: string | undefined,
+  traceparent: string | undefined,
 ): Envelope {
   return {
     id: randomUUID(),
@@ -201,6 +205,7 @@ function requestEnvelope(
     data,
     ...(principal.tenant === undefined ? {} : { tenantId: principal.tenant }),
     ...(capability === undefined ? {} : { capability }),
+    ...(traceparent === undefined ? {} : { traceparent }),
     ...(id === undefined ? {} : { extensions: { [JSONRPC_EXTENSIONS.id]: id } }),
   };
 }
@@ -271,7 +276,15 @@ export function hyperspaceDispatch(
     const isNotification = envelope.kind === 'notification';
     const id = isNotification ? undefined : jsonRpcIdOf(envelope);
     const capability = controls.capability ?? caller.capability;
-    const request = requestEnvelope(verb, data, caller.principal, id, capability);
+    const request = requestEnvelope(
+      verb,
+      data,
+      caller.principal,
+      id,
+      capability,
+      // a span of the upgrade's trace; without one, the call is traced as before (by the runtime)
+      caller.traceparent === undefined ? undefined : childSpan(caller.traceparent),
+    );
     const context: InvocationContext = {
       face: HYPERSPACE_FACE,
       principal,
