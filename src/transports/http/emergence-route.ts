@@ -90,7 +90,7 @@ export function registerEmergenceRoute(app: FastifyInstance, scope: FaceScope): 
   ): Promise<{ answer: EmergenceAnswer; duplicate: boolean }> {
     const capability = emergenceCapability(message) ?? scope.capabilityOf(httpRequest);
     const work = helpRequest(message, runtime.registry, (name) => runtime.resolveVerb(name));
-    // W3C trace context: the message's own (`_x_traceparent`) else the request's header
+    // W3C trace context: the request's traceparent header (a new trace without a valid one)
     const traceparent = work.traceparent ?? traceOfRequest(httpRequest.raw).traceparent;
     adoptTrace(httpRequest.raw, traceparent);
     const traced = { ...work, traceparent };
