@@ -209,10 +209,18 @@ describe('W3C traceparent on the HTTP faces', () => {
 
   it('WebSocket: a refused upgrade names its trace too', async () => {
     const caller = callerTrace();
-    const response = await fetch(`${node.url.replace(/\/$/, '')}/not-a-ws-path`, {
-      headers: { traceparent: caller.header, connection: 'Upgrade', upgrade: 'websocket' },
-    }).catch(() => undefined);
-    // fetch cannot upgrade; the HTTP 404 it gets instead is still in the caller's trace
-    if (response !== undefined) expect(servedTraceId(response).traceId).toBe(caller.traceId);
+    const ws = new WebSocket(`${node.url.replace(/^http/, 'ws')}/not-a-ws-path`, {
+      headers: { traceparent: caller.header },
+    });
+    const refused = await new Promise<{ status: number; traceparent: unknown }>((resolve) => {
+      ws.once('unexpected-response', (_request, response) => {
+        resolve({ status: response.statusCode ?? 0, traceparent: response.headers['traceparent'] });
+        response.resume();
+      });
+      ws.once('error', () => undefined);
+    });
+    ws.terminate();
+    expect(refused.status).toBe(404);
+    expect(W3C.exec(String(refused.traceparent))?.[1]).toBe(caller.traceId);
   });
 });
