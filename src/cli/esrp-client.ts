@@ -11,7 +11,8 @@
 import { randomUUID } from 'node:crypto';
 import { PlexusError, isPlexusErrorCode } from '../core/errors.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.js';
-import { parseVerbName } from '../core/verb-name.js';
+import { callNameProblem, esrpTargetOfCallName } from '../core/verb-alias.js';
+import { stripVerbVersion } from '../core/verb-name.js';
 import { authHeaders, type NodeTarget } from './node-client.js';
 import { readSse, type SseEvent } from './sse.js';
 
@@ -42,18 +43,16 @@ export interface EsrpCallInit {
   readonly idempotencyKey?: string;
 }
 
-/** `service` and `operation` of a verb. @throws PlexusError `INVALID_PARAMS` for a bad verb or one with `@version`. */
+/** `service` and `operation` of a verb or verb alias. @throws PlexusError `INVALID_PARAMS` for a bad verb or one with `@version`. */
 export function esrpTargetOf(verb: string): { service: string; operation: string } {
-  const parsed = parseVerbName(verb);
-  if (parsed.version !== undefined) {
+  if (verb.includes('@') && callNameProblem(verb) === undefined) {
     throw new PlexusError(
       'INVALID_PARAMS',
-      `plexus call speaks ESRP, whose target has no version: call ${parsed.name} without "@${String(parsed.version)}"`,
+      `plexus call speaks ESRP, whose target has no version: call ${stripVerbVersion(verb)} without "${verb.slice(verb.indexOf('@'))}"`,
     );
   }
-  const segments = [...parsed.segments];
-  const operation = segments.pop() as string;
-  return { service: segments.join('.'), operation };
+  // a verb name or a seed alias (`state.createSession`): the node resolves the alias
+  return esrpTargetOfCallName(verb);
 }
 
 /**

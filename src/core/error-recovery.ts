@@ -16,18 +16,25 @@ import {
 import type { PlexusErrorCode } from './errors.js';
 import { isJsonObject, type JsonObject } from './json.js';
 
-/** The defaults of one code: when to retry (retryable codes only) and what to do. */
+/**
+ * The defaults of one code: when to retry (retryable codes only) and what to do. An action
+ * never says "retry" unless the error is retryable, and never names a field the error may lack
+ * (docs/decisions/traces-and-errors.md).
+ */
 export interface ErrorHintDefaults {
   /** Seconds to wait before retrying; only for codes that are retryable. */
   readonly retryAfter?: number;
   /** What the caller should do. */
   readonly suggestedAction: string;
+  /** For a retryable code: what to do when one error of it is final (not retryable). */
+  readonly finalAction?: string;
 }
 
 const fix = (suggestedAction: string): ErrorHintDefaults => ({ suggestedAction });
-const wait = (retryAfter: number, suggestedAction: string): ErrorHintDefaults => ({
+const wait = (retryAfter: number, suggestedAction: string, finalAction: string): ErrorHintDefaults => ({
   retryAfter,
   suggestedAction,
+  finalAction,
 });
 
 /** The default recovery hints of every code. */
@@ -40,9 +47,9 @@ export const ERROR_HINT_DEFAULTS: Readonly<Record<PlexusErrorCode, ErrorHintDefa
   VERSION_MISMATCH: fix('Use a protocol or schema version this node speaks.'),
   UNKNOWN_VERB: fix('Check the verb name; list the verbs this node offers with GET /agents.'),
   NOT_FOUND: fix('Check the id; the agent, job or resource does not exist here.'),
-  SESSION_NOT_FOUND: fix('Open a new session and retry with its id.'),
-  CONFLICT: fix('Read the current state, then retry with a new idempotency key or updated input.'),
-  PRECONDITION_FAILED: fix('Satisfy the guard condition named in the error, then retry.'),
+  SESSION_NOT_FOUND: fix('Open a new session (state.createSession) and call again with its id.'),
+  CONFLICT: fix('Read the current state, then call again with a new idempotency key or updated input.'),
+  PRECONDITION_FAILED: fix('Satisfy the condition named in the error, then call again.'),
   UNAUTHORIZED: fix('Present a valid credential (Authorization: Bearer <token>).'),
   FORBIDDEN: fix('Ask for a capability token that covers this verb, its scopes and effects.'),
   SIGNATURE_INVALID: fix('Re-sign the exact payload with the key named in the envelope.'),
@@ -51,19 +58,39 @@ export const ERROR_HINT_DEFAULTS: Readonly<Record<PlexusErrorCode, ErrorHintDefa
   SIGNATURE_REPLAYED: fix('Sign again with a fresh nonce.'),
   SIGNER_MISMATCH: fix('Send the `from` identity that belongs to the signing key.'),
   MALFORMED_ENVELOPE: fix('Fix the signed-envelope field named in the error.'),
-  BUDGET_EXCEEDED: fix('Raise the budget or wait for it to reset, then retry.'),
-  RATE_LIMITED: wait(1, 'Slow down and retry after the indicated delay.'),
+  BUDGET_EXCEEDED: fix('Raise the budget, or wait for it to reset, before calling again.'),
+  RATE_LIMITED: wait(
+    1,
+    'Slow down and retry after the indicated delay.',
+    'Lower your request rate; this call was refused and will not succeed as sent.',
+  ),
   SAFETY_VIOLATION: fix('Change the content so it meets the safety policy.'),
   LOOP_DETECTED: fix('Break the call cycle; do not call a verb from itself through other verbs.'),
-  PEER_UNAVAILABLE: wait(2, 'Retry with back-off; the peer or backend may come back.'),
-  REPLICATION_FAILED: wait(2, 'Retry with back-off; not enough replicas acknowledged the write.'),
+  PEER_UNAVAILABLE: wait(
+    2,
+    'Retry with back-off; the peer or backend may come back.',
+    'Call another node, or check that the peer or backend is configured and running.',
+  ),
+  REPLICATION_FAILED: wait(
+    2,
+    'Retry with back-off; not enough replicas acknowledged the write.',
+    'Not enough replicas acknowledged the write; check the replicas before writing again.',
+  ),
   TRAJECTORY_REJECTED: fix('Fix the trajectory as the validation error says.'),
-  TIMEOUT: wait(1, 'Retry, with a longer timeout if the work is slow.'),
+  TIMEOUT: wait(
+    1,
+    'Retry, with a longer timeout if the work is slow.',
+    'The work did not finish in time; send it with a longer timeout or less work.',
+  ),
   CANCELLED: fix('Submit the request again if the work is still wanted.'),
-  UNAVAILABLE: wait(1, 'Retry with back-off; the failure is transient.'),
-  OUT_OF_MEMORY: wait(5, 'Retry later or with a smaller input.'),
-  INTERNAL: fix('Report the trace id to the node operator; retrying is unlikely to help.'),
-  VERB_SUNSET: fix('Call the fallback verb instead; see the migration guide in the error details.'),
+  UNAVAILABLE: wait(
+    1,
+    'Retry with back-off; the failure is transient.',
+    'The node cannot serve this call; check its /readyz answer and its log.',
+  ),
+  OUT_OF_MEMORY: wait(5, 'Retry later or with a smaller input.', 'Send a smaller input.'),
+  INTERNAL: fix('Report the trace id to the node operator; the same call is likely to fail the same way.'),
+  VERB_SUNSET: fix('This era of the verb is no longer served; call a newer era (GET /agents lists them).'),
 };
 
 /** The recovery fields of an error on the wire, snake_case as in seed 002 §8.2. */
@@ -93,6 +120,31 @@ export function traceIdOfTraceparent(traceparent: string | undefined): string | 
   return id === undefined || /^0+$/.test(id) ? undefined : id;
 }
 
+const SAYS_RETRY = /\bretr(y|ies|ying|ied)\b/i;
+
+function detailsHave(error: ErrorData, key: string): boolean {
+  const value = error.details?.[key];
+  return value !== undefined && value !== null && !(Array.isArray(value) && value.length === 0);
+}
+
+/**
+ * What the caller should do about `error`: the raising code's own words when they agree with
+ * the error (a hint that says "retry" is not used for a non-retryable error), else the code's
+ * default — its final action for a retryable code's non-retryable error, and for bad params a
+ * pointer only to the details the error has.
+ */
+export function suggestedAction(code: PlexusErrorCode, error: ErrorData, hinted?: string): string {
+  if (hinted !== undefined && (error.retryable || !SAYS_RETRY.test(hinted))) return hinted;
+  const defaults = ERROR_HINT_DEFAULTS[code];
+  if (!error.retryable && defaults.finalAction !== undefined) return defaults.finalAction;
+  if (code === 'INVALID_PARAMS' && !detailsHave(error, 'problems')) {
+    return detailsHave(error, 'pointer')
+      ? 'Fix the field at details.pointer and send the request again.'
+      : 'Fix the input as the message says and send the request again.';
+  }
+  return defaults.suggestedAction;
+}
+
 /**
  * The recovery fields of `error` (see the module comment): the hints it carries, else the
  * code's defaults and the context's verb and trace id. `retry_after` is only given for an
@@ -112,7 +164,7 @@ export function recoveryFields(error: ErrorData, context: RecoveryContext = {}):
   const retryAfter = hints.retryAfter ?? defaults.retryAfter;
   if (error.retryable && retryAfter !== undefined) out.retry_after = retryAfter;
   if (hints.fallbackVerb !== undefined) out.fallback_verb = hints.fallbackVerb;
-  out.suggested_action = hints.suggestedAction ?? defaults.suggestedAction;
+  out.suggested_action = suggestedAction(code, error, hints.suggestedAction);
   const verb = hints.verb ?? (context.verb === '' ? undefined : context.verb);
   if (verb !== undefined) out.verb = verb;
   const traceId = hints.traceId ?? traceIdOfTraceparent(context.traceparent);

@@ -8,7 +8,10 @@
  */
 import type { JsonObject } from './json.js';
 
-/** The ESRP v1 error codes (the seed's five plus D5's two). */
+/**
+ * The ESRP v1 error codes: the seed's five, D5's two, and `CANCELLED` for a cancelled job
+ * (docs/decisions/traces-and-errors.md), which is no failure of the backend.
+ */
 export type EsrpErrorCode =
   | 'BACKEND_UNAVAILABLE'
   | 'TIMEOUT'
@@ -16,6 +19,7 @@ export type EsrpErrorCode =
   | 'INVALID_INPUT_SCHEMA'
   | 'INVALID_INPUT_SEMANTIC'
   | 'INVALID_INPUT_SIZE'
+  | 'CANCELLED'
   | 'UNKNOWN';
 
 /** The AGENTESE v2 error categories (seed 002 §8.1). */
@@ -317,7 +321,7 @@ export const ERROR_TABLE = {
     'timeout',
     'The deadline passed before the work finished.',
   ),
-  CANCELLED: t(false, 409, -32603, -32603, 'UNKNOWN', 'conflict', 'The job was cancelled.'),
+  CANCELLED: t(false, 409, -32603, -32603, 'CANCELLED', 'conflict', 'The job was cancelled.'),
   UNAVAILABLE: t(
     true,
     503,
@@ -487,6 +491,7 @@ export const ESRP_ERROR_TABLE: Readonly<
   INVALID_INPUT_SCHEMA: { http: 400, retryable: false },
   INVALID_INPUT_SEMANTIC: { http: 400, retryable: false },
   INVALID_INPUT_SIZE: { http: 413, retryable: false },
+  CANCELLED: { http: 409, retryable: false },
   UNKNOWN: { http: 500, retryable: false },
 };
 
@@ -498,6 +503,7 @@ export const ESRP_TO_PLEXUS: Readonly<Record<EsrpErrorCode, PlexusErrorCode>> = 
   INVALID_INPUT_SCHEMA: 'INVALID_PARAMS',
   INVALID_INPUT_SEMANTIC: 'INVALID_SEMANTIC',
   INVALID_INPUT_SIZE: 'INPUT_TOO_LARGE',
+  CANCELLED: 'CANCELLED',
   UNKNOWN: 'INTERNAL',
 };
 

@@ -389,7 +389,6 @@ export function createNode(init: NodeInit = {}): Node {
       }
       const ws = attachWsJsonRpc(app.server, components, {
         maxMessageBytes: options.bodyLimitBytes,
-        methodAliases: hyperspace.methods,
         admission: gate,
       });
       cleanup.push(() => ws.close());

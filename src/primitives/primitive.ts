@@ -157,6 +157,8 @@ export function definePrimitive(init: PrimitiveInit): Primitive {
     },
     verbs,
     create: () => frozen,
+    // the seed's names are aliases of the verbs (docs/decisions/primitive-names.md)
+    aliases: Object.fromEntries(Object.entries(methods).filter(([method, verb]) => method !== verb)),
   });
   let started: Promise<void> | undefined;
   return {

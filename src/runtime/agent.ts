@@ -8,6 +8,7 @@ import { parseAgentCard } from '../core/records/agent-card.js';
 import type { AgentCard } from '../core/records/agent-card.js';
 import { parseVerbSpec } from '../core/records/verb-spec.js';
 import type { VerbSpec } from '../core/records/verb-spec.js';
+import { verbAliasProblem } from '../core/verb-alias.js';
 import { stripVerbVersion } from '../core/verb-name.js';
 import type { VerbHandler } from './context.js';
 
@@ -67,6 +68,12 @@ export interface AgentDefinitionInit {
    * when the runtime stops (bounded; errors are reported, not thrown). May be async.
    */
   readonly stop?: AgentStopHook;
+  /**
+   * Other names of the agent's verbs, alias → verb (docs/decisions/primitive-names.md): each
+   * alias is lower camelCase segments (`state.createSession`), each verb one of the card's.
+   * Every face resolves them; the runtime records the verb. @default {}
+   */
+  readonly aliases?: Readonly<Record<string, string>>;
 }
 
 /** An agent's stop hook (the counterpart of its `create` factory). */
@@ -79,6 +86,8 @@ export interface AgentDefinition {
   readonly create: (context: AgentInstanceContext) => AgentHandlers | Promise<AgentHandlers>;
   readonly restart: RestartPolicy;
   readonly stop?: AgentStopHook;
+  /** Other names of its verbs, alias → verb (checked). */
+  readonly aliases?: Readonly<Record<string, string>>;
 }
 
 function checkPolicy(policy: RestartPolicy): RestartPolicy {
@@ -181,11 +190,50 @@ export function defineAgent(init: AgentDefinitionInit): AgentDefinition {
       details: { pointer: '/stop' },
     });
   }
+  const aliases = init.aliases === undefined ? undefined : checkAliases(card, init.aliases);
   return {
     card,
     verbs,
     create: init.create,
     restart,
     ...(init.stop === undefined ? {} : { stop: init.stop }),
+    ...(aliases === undefined ? {} : { aliases }),
   };
+}
+
+/**
+ * Checks an agent's verb aliases: each alias is a valid alias name and no verb name of the
+ * card, each target a verb of the card.
+ *
+ * @throws PlexusError `INVALID_PARAMS` naming the offending alias.
+ */
+export function checkAliases(
+  card: AgentCard,
+  aliases: Readonly<Record<string, string>>,
+): Readonly<Record<string, string>> {
+  const verbs = new Set(card.capabilities.map((c) => stripVerbVersion(c.verb)));
+  const out: Record<string, string> = {};
+  for (const [alias, verb] of Object.entries(aliases)) {
+    const pointer = `/aliases/${alias.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    const problem = verbAliasProblem(alias);
+    if (problem !== undefined) {
+      throw new PlexusError('INVALID_PARAMS', `agent ${card.id}: alias ${problem}`, { details: { pointer } });
+    }
+    if (verbs.has(alias)) {
+      throw new PlexusError(
+        'INVALID_PARAMS',
+        `agent ${card.id}: alias ${JSON.stringify(alias)} is already one of its verbs`,
+        { details: { pointer } },
+      );
+    }
+    if (typeof verb !== 'string' || !verbs.has(verb)) {
+      throw new PlexusError(
+        'INVALID_PARAMS',
+        `agent ${card.id}: alias ${JSON.stringify(alias)} names ${JSON.stringify(verb)}, which is not a verb of its card`,
+        { details: { pointer } },
+      );
+    }
+    out[alias] = verb;
+  }
+  return out;
 }

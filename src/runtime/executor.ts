@@ -15,6 +15,7 @@ import type { AgentCard } from '../core/records/agent-card.js';
 import { summarizeProblems, problemsDetails, type SchemaValidator } from '../core/schema-validator.js';
 import { assertRecordable } from '../core/recordable.js';
 import { runContained } from './containment.js';
+import { callerOutputProblems } from './output-problems.js';
 import type { HandlerContext, Principal } from './context.js';
 import { asError } from './deadline.js';
 import { abortErrorOf, raceAbortSource, signalSource, type AbortSource } from './lazy-abort.js';
@@ -70,8 +71,9 @@ function checkOutput(components: ExecutorComponents, candidate: Candidate, value
     );
   }
   if (components.validateOutput) {
-    const problems = components.validator.validate(candidate.capability.output, output);
-    if (problems.length > 0) {
+    const found = components.validator.validate(candidate.capability.output, output);
+    if (found.length > 0) {
+      const problems = callerOutputProblems(output as JsonValue, found); // no internal names
       throw new PlexusError(
         'INTERNAL',
         `agent ${candidate.card.id} returned an output for ${candidate.capability.verb} that does not match its declared output schema: ${summarizeProblems(problems)}`,

@@ -145,6 +145,12 @@ export interface CancelOptions extends SignalOptions {
 export interface Runtime {
   /** The agent registry (cards, verb specs; remote cards are upserted here with `origin: 'remote'`). */
   readonly registry: Registry;
+  /**
+   * The canonical verb of a name: the verb an alias declared by a hosted agent stands for
+   * (`state.createSession` → `state.create_session`, an `@version` kept), else the name itself.
+   * `invoke` and `submit` resolve the request's verb with it before anything else.
+   */
+  resolveVerb(name: string): string;
   /** The live projections (for `plexus replay --verify` and diagnostics). */
   readonly views: {
     readonly jobs: ProjectionView<JobsState>;

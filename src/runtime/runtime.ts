@@ -41,6 +41,7 @@ import { createAgentTree, type AgentTree } from './agent-tree.js';
 import { checkAgentTree } from './agent-tree-check.js';
 import { runtimeEffects } from './effects/runtime-effects.js';
 import { isSyncDelivery } from './routing/delivery.js';
+import { verbAliases } from './verb-aliases.js';
 
 const NEVER = new AbortController().signal;
 
@@ -189,8 +190,10 @@ export function createRuntime(init: RuntimeInit): Runtime {
   };
 
   const answers = { observer, now, nodeId, registry };
+  const aliases = verbAliases();
 
   const registerAgent = async (definition: AgentDefinition, options: SignalOptions): Promise<AgentCard> => {
+    aliases.add(definition.card.id, definition.aliases ?? {}); // refuses a taken alias first
     const supervisor =
       agentTree?.manages(definition.card.id) === true
         ? agentTree.supervise(definition)
@@ -213,6 +216,7 @@ export function createRuntime(init: RuntimeInit): Runtime {
 
   const runtime: Runtime = {
     registry,
+    resolveVerb: (name) => aliases.resolve(name),
     views: { jobs, idempotency, ledger: effects.ledger.view },
     ledger: effects.ledger,
 
@@ -309,16 +313,18 @@ export function createRuntime(init: RuntimeInit): Runtime {
     async removeAgent(id, options = {}) {
       ensureRunning();
       await registry.remove(id, options);
+      aliases.remove(id);
       const supervisor = supervisors.get(id);
       supervisors.delete(id);
       await supervisor?.stop();
     },
 
     async invoke(
-      envelope: Envelope,
+      named: Envelope,
       context: InvocationContext,
       options: SignalOptions = {},
     ): Promise<Invocation> {
+      const envelope = aliases.resolveEnvelope(named); // the job and its answer name the verb
       const signal = options.signal ?? NEVER;
       observer.count('runtime.requests', { face: context.face, mode: 'sync' });
       let accepted;
@@ -359,10 +365,11 @@ export function createRuntime(init: RuntimeInit): Runtime {
     },
 
     async submit(
-      envelope: Envelope,
+      named: Envelope,
       context: InvocationContext,
       options: SignalOptions = {},
     ): Promise<Submission> {
+      const envelope = aliases.resolveEnvelope(named);
       observer.count('runtime.requests', { face: context.face, mode: 'async' });
       let accepted;
       try {

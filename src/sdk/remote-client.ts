@@ -13,7 +13,7 @@ import { normalizeUuid } from '../core/esrp/uuid.js';
 import { PlexusError, isPlexusErrorCode, plexusCodeFromHttp } from '../core/errors.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.js';
 import type { AgentCard } from '../core/records/agent-card.js';
-import { parseVerbName } from '../core/verb-name.js';
+import { esrpTargetOfCallName } from '../core/verb-alias.js';
 import { contextFromTraceparent } from '../wire/esrp/trace.js';
 import { CAPABILITY_HEADER, UCANS_HEADER } from '../transports/ucan-credential.js';
 import { InvocationError, hintsOfRecoveryFields } from './invocation-error.js';
@@ -61,19 +61,6 @@ export interface RemoteClient {
 const DEFAULT_TIMEOUT_MS = 30_000;
 /** Extra time the HTTP request is given beyond the job's own timeout. */
 const TRANSPORT_GRACE_MS = 5_000;
-
-function targetOf(verb: string): { service: string; operation: string } {
-  const parsed = parseVerbName(verb);
-  if (parsed.version !== undefined) {
-    throw new PlexusError(
-      'INVALID_PARAMS',
-      `ESRP targets carry no version: call ${parsed.name} without "@${String(parsed.version)}"`,
-    );
-  }
-  const segments = [...parsed.segments];
-  const operation = segments.pop() ?? '';
-  return { service: segments.join('.'), operation };
-}
 
 function refuseOption(options: InvokeOptions): void {
   for (const key of ['tenantId', 'userId', 'sessionId', 'to'] as const) {
@@ -183,7 +170,7 @@ export function remoteClient(url: string, init: RemoteClientInit = {}): RemoteCl
         timestamp: new Date().toISOString(),
         ...(causation === undefined ? {} : { causation_id: causation }),
         caller: { system: init.caller ?? 'plexus-sdk' },
-        target: targetOf(verb),
+        target: esrpTargetOfCallName(verb),
         mode: { type: 'sync', timeout_ms: timeoutMs },
         ...(context === undefined
           ? {}

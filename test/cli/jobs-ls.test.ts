@@ -94,6 +94,6 @@ describe('plexus jobs ls --node', () => {
     expect(run.code, run.err).toBe(0);
     const lines = run.out.trim().split('\n');
     expect(lines.map((l) => l.split(/\s+/)[0])).toEqual(ids.filter((_, i) => i % 5 === 0).slice(-2));
-    expect(lines[0]).toMatch(/COMPLETED\s+math\.evaluate/);
+    expect(lines[0]).toMatch(/succeeded\s+math\.evaluate/);
   });
 });

@@ -155,7 +155,7 @@ describe('plexus jobs', () => {
   it('lists jobs offline from the data directory', async () => {
     const run = await runCli(['jobs', 'ls', '--data', dataDir, '--state', 'completed']);
     expect(run.code).toBe(0);
-    expect(run.out).toMatch(/COMPLETED\s+math\.evaluate/);
+    expect(run.out).toMatch(/succeeded\s+math\.evaluate/);
     expect(run.out).not.toMatch(/FAILED/);
     const json = await runCli(['jobs', 'ls', '--data', dataDir, '--json', '--limit', '1']);
     expect(json.out.trim().split('\n')).toHaveLength(1);

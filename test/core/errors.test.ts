@@ -106,7 +106,7 @@ describe('error mapping tables', () => {
         ESRP_ERROR_TABLE[esrp as keyof typeof ESRP_ERROR_TABLE].retryable,
       );
     }
-    expect(Object.keys(ESRP_ERROR_TABLE)).toHaveLength(7);
+    expect(Object.keys(ESRP_ERROR_TABLE)).toHaveLength(8); // D5's seven and CANCELLED (issue 11, item 14)
   });
 
   it('answers an unknown Emergence verb with 501 and maps HTTP statuses back', () => {

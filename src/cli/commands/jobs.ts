@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { isJsonObject, type JsonObject } from '../../core/json.js';
 import { isDateTime } from '../../core/records/datetime.js';
-import type { Job } from '../../core/records/job.js';
+import { JOB_STATE_TO_ESRP, type Job } from '../../core/records/job.js';
 import { PlexusError } from '../../core/errors.js';
 import { DEFAULT_DATA_DIR, jobsOfDataDir } from '../../node/index.js';
 import {
@@ -69,8 +69,14 @@ async function jobRequest(
   else describeJob(io, response.body);
 }
 
+/**
+ * One line of a job read offline: id, state — by the ESRP name the node's own listing prints
+ * (`succeeded`, `cancelled`…), so a job reads the same online and offline — verb, created
+ * time, caller.
+ */
 function jobLine(job: Job): string {
-  return `${job.id}  ${job.state.padEnd(10)} ${job.verb.padEnd(24)} ${job.timing.createdAt}  ${job.caller}\n`;
+  const state = JOB_STATE_TO_ESRP[job.state];
+  return `${job.id}  ${state.padEnd(10)} ${job.verb.padEnd(24)} ${job.timing.createdAt}  ${job.caller}\n`;
 }
 
 /** One line of an ESRP job item: id, ESRP state, accepted time, status (and error code). */

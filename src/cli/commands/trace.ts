@@ -18,15 +18,22 @@ import { buildTrace, renderWaterfall, shouldColor } from '../trace-view.js';
 export const MAX_TRACE_JOBS = 10_000;
 const PAGE = 1000;
 
-/** The 32-hex trace id of a trace id or traceparent. @throws PlexusError `INVALID_PARAMS`. */
+/**
+ * The 32-hex trace id of a trace id, the same id in ESRP's UUID form (an ESRP answer's
+ * `context.trace_id`), or a traceparent. @throws PlexusError `INVALID_PARAMS`.
+ */
 export function traceIdArgument(text: string): string {
   const value = text.trim().toLowerCase();
   if (/^(?!0{32}$)[0-9a-f]{32}$/.test(value)) return value;
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value)) {
+    const hex = value.replace(/-/g, '');
+    if (!/^0{32}$/.test(hex)) return hex;
+  }
   const parts = parseTraceparent(value);
   if (parts !== undefined) return parts.traceId;
   throw new PlexusError(
     'INVALID_PARAMS',
-    `TRACE_ID must be a 32-hex trace id or a traceparent (00-<trace id>-<span id>-<flags>), got ${JSON.stringify(text.slice(0, 80))}`,
+    `TRACE_ID must be a 32-hex trace id or a traceparent (00-<trace id>-<span id>-<flags>) (or the trace id in UUID form), got ${JSON.stringify(text.slice(0, 80))}`,
   );
 }
 

@@ -32,7 +32,7 @@ export const ESRP_JOB_STATES = ['queued', 'started', 'succeeded', 'failed', 'can
 /** One of {@link ESRP_JOB_STATES}. */
 export type EsrpJobState = (typeof ESRP_JOB_STATES)[number];
 
-/** The seven ESRP error codes (D5). */
+/** The ESRP error codes (D5's seven, and `CANCELLED` for a cancelled job). */
 export const ESRP_ERROR_CODES = [
   'BACKEND_UNAVAILABLE',
   'TIMEOUT',
@@ -40,6 +40,7 @@ export const ESRP_ERROR_CODES = [
   'INVALID_INPUT_SCHEMA',
   'INVALID_INPUT_SEMANTIC',
   'INVALID_INPUT_SIZE',
+  'CANCELLED',
   'UNKNOWN',
 ] as const satisfies readonly EsrpErrorCode[];
 

@@ -23,6 +23,7 @@ import {
   type EmergenceAnswer,
 } from './emergence-answer.js';
 import { emergencePresence, type EmergencePresenceInit } from './emergence-presence.js';
+import { adoptTrace, traceOfRequest } from '../trace-headers.js';
 import { helloCard, helpRequest } from './emergence-work.js';
 import { toFaceError } from './face-errors.js';
 import { bodyText, type FaceScope } from './face-scope.js';
@@ -105,8 +106,12 @@ export function registerEmergenceRoute(
     httpRequest: FastifyRequest,
   ): Promise<{ answer: EmergenceAnswer; duplicate: boolean }> {
     const capability = emergenceCapability(message) ?? scope.capabilityOf(httpRequest);
-    const work = helpRequest(message, runtime.registry);
-    const request = capability === undefined ? work : { ...work, capability };
+    const work = helpRequest(message, runtime.registry, (name) => runtime.resolveVerb(name));
+    // W3C trace context: the request's traceparent header (a new trace without a valid one)
+    const traceparent = work.traceparent ?? traceOfRequest(httpRequest.raw).traceparent;
+    adoptTrace(httpRequest.raw, traceparent);
+    const traced = { ...work, traceparent };
+    const request = capability === undefined ? traced : { ...traced, capability };
     const invocation = await runtime.invoke(request, context);
     const { envelope } = invocation;
     const direct = message.to !== BROADCAST && parseCapabilitySelector(message.to) === undefined;

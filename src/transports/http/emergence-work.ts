@@ -9,7 +9,8 @@
  *
  * Emergence capabilities are words (`"translate"`); Plexus verbs have two or three segments
  * (D6). A capability or `data.verb` that is a valid verb name is used as it is; a single word
- * (letters, digits, `_`, any case) becomes `emergence.<word in lower case>`.
+ * (letters, digits, `_`, any case) becomes `emergence.<word in lower case>`. A verb alias
+ * (`state.createSession`, docs/decisions/primitive-names.md) is resolved to its verb first.
  */
 import { BROADCAST, type Envelope } from '../../core/envelope.js';
 import { PlexusError } from '../../core/errors.js';
@@ -131,13 +132,18 @@ export function helloCard(message: Envelope): AgentCard {
 }
 
 /**
- * The request envelope a HELP asks for (see the module comment).
+ * The request envelope a HELP asks for (see the module comment); `resolveVerb` maps a verb
+ * alias in `data.verb` to its verb (the runtime's alias table).
  *
  * @throws PlexusError `INVALID_PARAMS` when `data.verb` is not a name or the work cannot be
  *   told (no `data.verb` and `to` is `broadcast`, or an agent with several capabilities);
  *   `NOT_FOUND` for an unknown agent `to`; `UNKNOWN_VERB` when it offers no verb.
  */
-export function helpRequest(message: Envelope, registry: Registry): Envelope {
+export function helpRequest(
+  message: Envelope,
+  registry: Registry,
+  resolveVerb: (name: string) => string = (name) => name,
+): Envelope {
   const data = isJsonObject(message.data) ? message.data : {};
   // `_x_` extensions travel on (routing: `_x_agentese_target`, `_x_agentese_fallback_policy`).
   const base = {
@@ -149,7 +155,7 @@ export function helpRequest(message: Envelope, registry: Registry): Envelope {
   };
   const named = data['verb'];
   if (named !== undefined) {
-    const verb = typeof named === 'string' ? emergenceVerbName(named) : undefined;
+    const verb = typeof named === 'string' ? emergenceVerbName(resolveVerb(named)) : undefined;
     if (verb === undefined) {
       throw new PlexusError(
         'INVALID_PARAMS',

@@ -188,7 +188,8 @@ export function esrpErrorOf(
   const data = error instanceof PlexusError ? error.toData() : error;
   const code = isPlexusErrorCode(data.code) ? ERROR_TABLE[data.code].esrp : 'UNKNOWN';
   const retryable = ESRP_ERROR_TABLE[code].retryable;
-  const recovery = recoveryFields(data);
+  // the hints follow what this answer says: ESRP's retryable flag is its code's
+  const recovery = recoveryFields({ ...data, retryable });
   const details: JsonObject = { ...(data.details ?? {}), plexus_code: data.code, ...recovery };
   if (warnings.length > 0) details[ESRP_WARNINGS_KEY] = warnings.map((w) => ({ ...w }));
   const out: JsonObject = { code, message: data.message, retryable };

@@ -9,6 +9,7 @@
  * ends after the job's final event; an idle stream gets a `: heartbeat` comment every
  * `heartbeatMs`. A client that disconnects stops the log subscription.
  */
+import { traceResponseHeaders } from '../trace-headers.js';
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { PlexusError } from '../../core/errors.js';
@@ -130,6 +131,7 @@ export function registerEsrpEvents(app: FastifyInstance, scope: FaceScope): void
       'cache-control': 'no-cache, no-transform',
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
+      ...traceResponseHeaders(request.raw), // a hijacked reply skips the onSend hook
     });
     res.write(': job events\n\n');
     const controller = scope.openStream();

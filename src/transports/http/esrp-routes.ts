@@ -19,7 +19,10 @@ import type { InvocationContext } from '../../runtime/context.js';
 import { jobNotFound, visibleToTenant } from '../../runtime/tenancy.js';
 import type { Job } from '../../core/records/job.js';
 import { decodeEsrpRequestTyped } from '../../wire/esrp/request-codec.js';
+import { contextFromTraceparent } from '../../wire/esrp/trace.js';
 import { parseWireText } from '../../wire/registry.js';
+import { adoptTrace, traceOfRequest } from '../trace-headers.js';
+import { esrpInputFor } from './esrp-input-form.js';
 import { esrpAcceptedAnswer, esrpAnswerOfInvocation, esrpJobAnswer, type EsrpAnswer } from './esrp-answer.js';
 import { keepSlotUntil } from './admission-hook.js';
 import { registerEsrpJobList } from './esrp-job-list.js';
@@ -48,10 +51,22 @@ export interface DecodedEsrpRequest {
 export function decodeEsrpHttpRequest(scope: FaceScope, request: FastifyRequest): DecodedEsrpRequest {
   const value = parseWireText(bodyText(request), 'esrp-request');
   scope.parsed(request, value);
-  const { envelope: decoded, typed } = decodeEsrpRequestTyped(value);
-  const { registry } = scope.components.runtime;
-  const to =
-    registry.find(typed.target.service) === undefined ? capabilitySelector(decoded.verb) : decoded.to;
+  const { envelope: named, typed } = decodeEsrpRequestTyped(value);
+  const { runtime } = scope.components;
+  const { registry } = runtime;
+  // `state.createSession` is `state.create_session` (docs/decisions/primitive-names.md)
+  const verb = runtime.resolveVerb(named.verb);
+  const to = registry.find(typed.target.service) === undefined ? capabilitySelector(verb) : named.to;
+  // The trace: the body's `context` when it has one, else the request's traceparent header
+  // (a new trace when that is missing or invalid); the answer names it (header and `context`).
+  const traceparent = named.traceparent ?? traceOfRequest(request.raw).traceparent;
+  adoptTrace(request.raw, traceparent);
+  const decoded: Envelope = {
+    ...named,
+    verb,
+    data: esrpInputFor(registry, to, verb, named.data),
+    traceparent,
+  };
   const principal = scope.principalOf(request);
   // The capability travels in the headers on this face (ESRP's body has no field for it).
   const capability = decoded.capability ?? scope.capabilityOf(request);
@@ -70,10 +85,20 @@ export function decodeEsrpHttpRequest(scope: FaceScope, request: FastifyRequest)
   };
 }
 
+/**
+ * Sends an ESRP answer; its body names the trace the request was served in as ESRP's own
+ * tracing `context` (`trace_id`, `span_id` in ESRP's UUID form, as in a request), beside the
+ * `traceparent` response header.
+ */
 function send(reply: FastifyReply, answer: EsrpAnswer, duplicate = false): FastifyReply {
   if (duplicate) reply.header('idempotent-replayed', 'true');
   for (const [name, value] of Object.entries(answer.headers ?? {})) reply.header(name, value);
-  return reply.code(answer.status).type('application/json; charset=utf-8').send(answer.body);
+  const context = contextFromTraceparent(traceOfRequest(reply.request.raw).traceparent);
+  const body =
+    context === undefined || 'context' in answer.body
+      ? answer.body
+      : { ...answer.body, context: { trace_id: context.trace_id, span_id: context.span_id, tags: null } };
+  return reply.code(answer.status).type('application/json; charset=utf-8').send(body);
 }
 
 async function submit(

@@ -20,6 +20,7 @@ import { FaceScope, httpFacesSettings, type HttpFacesInit } from './face-scope.j
 import { faceOfRequest, faceOfUrl } from './faces.js';
 import { sendErrorForUrl } from './framework-errors.js';
 import { registerHealthRoutes } from './health-routes.js';
+import { registerTraceHeaders } from './trace-hook.js';
 
 function errorHandler(scope: FaceScope, face: (request: FastifyRequest) => ReturnType<typeof faceOfUrl>) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined => {
@@ -70,6 +71,7 @@ export async function registerHttpFaces(
 ): Promise<void> {
   const scope = new FaceScope(components, httpFacesSettings(init));
   const { bodyLimitBytes } = scope.settings;
+  registerTraceHeaders(app); // every answer names its trace (W3C traceparent)
 
   await app.register((faces, _options, done) => {
     faces.removeAllContentTypeParsers();

@@ -22,6 +22,7 @@
  * ESRP failed response (`error.details.plexus_code` names the Plexus code: 400 malformed,
  * 401 signature refused or replayed, 403 untrusted signer, 413 too large).
  */
+import { withServedTrace } from '../trace-headers.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Envelope } from '../../core/envelope.js';
 import { ERROR_TABLE, PlexusError, isPlexusErrorCode, toPlexusError } from '../../core/errors.js';
@@ -132,7 +133,7 @@ async function handleInvoke(
   reply.raw.once('close', onClose);
   try {
     return await components.runtime.invoke(
-      d as unknown as Envelope,
+      withServedTrace(d as unknown as Envelope, request.raw), // W3C traceparent header
       {
         face: PEER_FACE,
         principal,

@@ -52,6 +52,8 @@ export interface ConnectionInit {
   readonly now: () => number;
   /** The node's admission control: every call takes a slot, this socket being its connection. */
   readonly admission?: Admission;
+  /** The upgrade request's W3C `traceparent` (when valid): each call is a span of its trace. */
+  readonly traceparent?: string;
 }
 
 /** A live connection, as the server tracks it. */
@@ -148,6 +150,7 @@ export function openConnection(init: ConnectionInit): Connection {
       principal: init.principal,
       ...(init.capability === undefined ? {} : { capability: init.capability }),
       transport: { remoteAddress: init.remoteAddress, connection: id },
+      ...(init.traceparent === undefined ? {} : { traceparent: init.traceparent }),
       signal: controller.signal,
       ...(init.admission === undefined ? {} : { admission: init.admission, connection: ws }),
       notify: (text) => {

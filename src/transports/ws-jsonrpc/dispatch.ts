@@ -19,6 +19,7 @@ import { JSONRPC_EXTENSIONS, JSONRPC_VERSION } from '../../wire/jsonrpc/index.js
 import type { JsonRpcDispatch, JsonRpcId, JsonRpcParams } from '../../wire/jsonrpc/index.js';
 import type { Admission } from '../admission.js';
 import { runtimePrincipal } from '../face-components.js';
+import { childSpan } from '../trace-headers.js';
 import { WS_CONTROL_PARAMS, WS_STREAM_METHOD } from './protocol.js';
 import type { WsStreamChunk } from './protocol.js';
 
@@ -170,6 +171,8 @@ export interface CallerContext {
   readonly capability?: string;
   /** Transport metadata for audit (remote address, connection id). */
   readonly transport: Readonly<Record<string, string>>;
+  /** The upgrade's W3C `traceparent`, when it sent a valid one: each call is a new span of its trace. */
+  readonly traceparent?: string;
   /** Aborted when the connection closes: calls in flight are cancelled. */
   readonly signal: AbortSignal;
   /** Sends a notification (a stream chunk) to the caller. */
@@ -182,7 +185,10 @@ export interface CallerContext {
 
 /** Options of {@link hyperspaceDispatch}. */
 export interface DispatchOptions {
-  /** JSON-RPC method → verb, for methods that are not Plexus verb names. */
+  /**
+   * JSON-RPC method → verb, for methods this face alone names differently; the runtime's alias
+   * table (`runtime.resolveVerb`) is consulted after it.
+   */
   readonly methodAliases: ReadonlyMap<string, string>;
 }
 
@@ -193,6 +199,7 @@ function requestEnvelope(
   principal: AuthPrincipal,
   id: JsonRpcId | undefined,
   capability: string | undefined,
+  traceparent: string | undefined,
 ): Envelope {
   return {
     id: randomUUID(),
@@ -203,6 +210,7 @@ function requestEnvelope(
     data,
     ...(principal.tenant === undefined ? {} : { tenantId: principal.tenant }),
     ...(capability === undefined ? {} : { capability }),
+    ...(traceparent === undefined ? {} : { traceparent }),
     ...(id === undefined ? {} : { extensions: { [JSONRPC_EXTENSIONS.id]: id } }),
   };
 }
@@ -281,12 +289,21 @@ export function hyperspaceDispatch(
     params: JsonRpcParams | undefined,
     envelope: Parameters<JsonRpcDispatch>[3],
   ): Promise<JsonValue> {
-    const verb = options.methodAliases.get(method) ?? method;
+    // the face's own aliases, then the runtime's table (the seed's camelCase primitive methods)
+    const verb = options.methodAliases.get(method) ?? runtime.resolveVerb(method);
     const { data, controls } = splitParams(params);
     const isNotification = envelope.kind === 'notification';
     const id = isNotification ? undefined : jsonRpcIdOf(envelope);
     const capability = controls.capability ?? caller.capability;
-    const request = requestEnvelope(verb, data, caller.principal, id, capability);
+    const request = requestEnvelope(
+      verb,
+      data,
+      caller.principal,
+      id,
+      capability,
+      // a span of the upgrade's trace; without one, the call is traced as before (by the runtime)
+      caller.traceparent === undefined ? undefined : childSpan(caller.traceparent),
+    );
     const context: InvocationContext = {
       face: HYPERSPACE_FACE,
       principal,

@@ -3,6 +3,7 @@
  * node's `http.Server` 'upgrade' event, with bearer authentication at the upgrade (D14),
  * per-connection limits, ping/pong keepalive, and a clean shutdown.
  */
+import { traceOfRequest, traceResponseHeaders } from '../trace-headers.js';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
@@ -155,12 +156,19 @@ export function attachWsJsonRpc(
     maxPayload: maxFrameBytes,
     handleProtocols: (protocols) => selectProtocol(protocols),
   });
+  // The 101 answer names the trace the upgrade was served in (W3C traceparent / tracestate).
+  wss.on('headers', (headers: string[], request: IncomingMessage) => {
+    for (const [name, value] of Object.entries(traceResponseHeaders(request))) {
+      headers.push(`${name}: ${value}`);
+    }
+  });
   const connections = new Set<Connection>();
   let pending = 0;
   let closing: Promise<void> | undefined;
 
   const accept = (ws: WebSocket, request: IncomingMessage, credential: AuthenticatedCredential): void => {
     const { principal, capability } = credential;
+    const trace = traceOfRequest(request);
     const gate = components.capabilities;
     const connection = openConnection({
       ws,
@@ -178,6 +186,7 @@ export function attachWsJsonRpc(
       methodAliases,
       now,
       ...(init.admission === undefined ? {} : { admission: init.admission }),
+      ...(trace.continued ? { traceparent: trace.traceparent } : {}),
     });
     connections.add(connection);
     void connection.closed.then(() => connections.delete(connection));
@@ -188,11 +197,16 @@ export function attachWsJsonRpc(
     if (!isFacePath(url)) {
       const exclusive = init.exclusive ?? server.listenerCount('upgrade') === 1;
       if (exclusive) {
-        refuseUpgrade(socket, 404, {
-          code: 'NOT_FOUND',
-          message: `no WebSocket endpoint at ${url.pathname}; connect to / or /rpc`,
-          retryable: false,
-        });
+        refuseUpgrade(
+          socket,
+          404,
+          {
+            code: 'NOT_FOUND',
+            message: `no WebSocket endpoint at ${url.pathname}; connect to / or /rpc`,
+            retryable: false,
+          },
+          traceResponseHeaders(request),
+        );
       }
       return;
     }
@@ -205,7 +219,7 @@ export function attachWsJsonRpc(
           'UNAVAILABLE',
           closing === undefined ? 'too many WebSocket connections; retry later' : 'the node is shutting down',
         ).toData(),
-        { 'Retry-After': '1' },
+        { 'Retry-After': '1', ...traceResponseHeaders(request) },
       );
       return;
     }
@@ -230,14 +244,22 @@ export function attachWsJsonRpc(
             { path: url.pathname, source: credential.source, reason: refusal.details?.reason ?? null },
             'WebSocket upgrade refused: not authenticated',
           );
-          refuseUpgrade(socket, 401, refusal.toData(), { 'WWW-Authenticate': bearerChallenge(refusal) });
+          refuseUpgrade(socket, 401, refusal.toData(), {
+            'WWW-Authenticate': bearerChallenge(refusal),
+            ...traceResponseHeaders(request),
+          });
         } else {
           logger.error({ error: refusal.message }, 'WebSocket upgrade failed');
-          refuseUpgrade(socket, refusal.translation.http >= 500 ? 503 : refusal.translation.http, {
-            code: refusal.code,
-            message: 'the credential could not be checked',
-            retryable: refusal.retryable,
-          });
+          refuseUpgrade(
+            socket,
+            refusal.translation.http >= 500 ? 503 : refusal.translation.http,
+            {
+              code: refusal.code,
+              message: 'the credential could not be checked',
+              retryable: refusal.retryable,
+            },
+            traceResponseHeaders(request),
+          );
         }
       },
     );

@@ -110,7 +110,10 @@ describe('ESRP job events (SSE)', () => {
     expect(ended).toBe(true);
     const final = events.at(-1);
     expect(final?.event).toBe('job_cancelled');
-    expect(JSON.parse(final?.data ?? '{}')).toMatchObject({ state: 'cancelled', error: { code: 'UNKNOWN' } });
+    expect(JSON.parse(final?.data ?? '{}')).toMatchObject({
+      state: 'cancelled',
+      error: { code: 'CANCELLED' },
+    });
   });
 
   it('sends heartbeat comments while the job is idle', async () => {

@@ -1,0 +1,155 @@
+/**
+ * W3C Trace Context on the HTTP faces and the WebSocket upgrade (docs/decisions/traces-and-errors.md):
+ * a request's `traceparent` (and `tracestate`) header is honoured — the node serves it in a new
+ * span of that trace — and a missing or invalid one starts a new trace, as W3C Trace Context
+ * §4.3 says (never an error). The answer carries the span it was served in as its own
+ * `traceparent` header (and the `tracestate` it was given), so a caller learns the trace id of
+ * any call, and `plexus trace <id>` finds it.
+ */
+import { randomBytes } from 'node:crypto';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import {
+  DEFAULT_TRACE_FLAGS,
+  formatTraceparent,
+  isW3cSpanId,
+  isW3cTraceId,
+} from '../wire/agentese/traceparent.js';
+
+/** The W3C `traceparent` header. */
+export const TRACEPARENT_HEADER = 'traceparent';
+/** The W3C `tracestate` header. */
+export const TRACESTATE_HEADER = 'tracestate';
+
+/** The trace a request is served in. */
+export interface ServedTrace {
+  /** The server span: the caller's trace id and flags (or a new trace), a fresh span id. */
+  readonly traceparent: string;
+  /** The caller's `tracestate`, when its `traceparent` was valid and it sent one. */
+  readonly tracestate?: string;
+  /** True when the caller's `traceparent` was valid (its trace is continued). */
+  readonly continued: boolean;
+}
+
+/** The most characters of `tracestate` kept (W3C: 32 list members of at most 256 characters; we keep 512). */
+const MAX_TRACESTATE = 512;
+const HEX2 = /^[0-9a-f]{2}$/;
+const TRACESTATE_MEMBER =
+  /^[a-z0-9][a-z0-9_\-*/@]{0,255}=[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]$/;
+
+function randomHex(bytes: number): string {
+  for (;;) {
+    const hex = randomBytes(bytes).toString('hex');
+    if (!/^0+$/.test(hex)) return hex;
+  }
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  if (Array.isArray(value)) return value.length === 1 ? value[0] : undefined; // two traceparents: invalid
+  return value;
+}
+
+/**
+ * The trace id and flags of a `traceparent` header value, read as W3C Trace Context §4.3 says:
+ * version `00` exactly `00-<32 hex>-<16 hex>-<2 hex>`; a higher version (not `ff`) read by its
+ * first four fields (a longer value must continue with `-`); ids not all zeros; lower-case.
+ * `undefined` when it is invalid.
+ */
+export function parseTraceparentHeader(
+  value: string | undefined,
+): { readonly traceId: string; readonly flags: string } | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  const version = text.slice(0, 2);
+  if (!HEX2.test(version) || version === 'ff') return undefined;
+  if (version === '00' ? text.length !== 55 : text.length < 55 || (text.length > 55 && text[55] !== '-')) {
+    return undefined;
+  }
+  if (text[2] !== '-' || text[35] !== '-' || text[52] !== '-') return undefined;
+  const traceId = text.slice(3, 35);
+  const spanId = text.slice(36, 52);
+  const flags = text.slice(53, 55);
+  if (!isW3cTraceId(traceId) || !isW3cSpanId(spanId) || !HEX2.test(flags)) return undefined;
+  return { traceId, flags };
+}
+
+/** The `tracestate` to carry on: kept when every list member is well formed, dropped otherwise. */
+function tracestateOf(value: string | string[] | undefined): string | undefined {
+  const text = Array.isArray(value) ? value.join(',') : value;
+  if (text === undefined || text.length > MAX_TRACESTATE) return undefined;
+  const members = text
+    .split(',')
+    .map((m) => m.trim())
+    .filter((m) => m !== '');
+  if (members.length === 0 || members.length > 32 || !members.every((m) => TRACESTATE_MEMBER.test(m))) {
+    return undefined;
+  }
+  return members.join(',');
+}
+
+/** The trace a request with these headers is served in (a new trace when they carry none or an invalid one). */
+export function servedTrace(headers: IncomingHttpHeaders): ServedTrace {
+  const parent = parseTraceparentHeader(headerValue(headers[TRACEPARENT_HEADER]));
+  if (parent === undefined) return { traceparent: childSpan(), continued: false };
+  const tracestate = tracestateOf(headers[TRACESTATE_HEADER]);
+  return {
+    traceparent: formatTraceparent({ traceId: parent.traceId, spanId: randomHex(8), flags: parent.flags }),
+    ...(tracestate === undefined ? {} : { tracestate }),
+    continued: true,
+  };
+}
+
+const served = new WeakMap<IncomingMessage, ServedTrace>();
+
+/** The trace `request` is served in, decided once per request (see {@link servedTrace}). */
+export function traceOfRequest(request: IncomingMessage): ServedTrace {
+  let trace = served.get(request);
+  if (trace === undefined) {
+    trace = servedTrace(request.headers);
+    served.set(request, trace);
+  }
+  return trace;
+}
+
+/** Records that `request` is served in `traceparent` (a face that took the trace from its body). */
+export function adoptTrace(request: IncomingMessage, traceparent: string): void {
+  const current = traceOfRequest(request);
+  if (current.traceparent !== traceparent) served.set(request, { ...current, traceparent });
+}
+
+/** The response headers naming the trace `request` was served in. */
+export function traceResponseHeaders(request: IncomingMessage): Record<string, string> {
+  const trace = traceOfRequest(request);
+  return {
+    [TRACEPARENT_HEADER]: trace.traceparent,
+    ...(trace.tracestate === undefined ? {} : { [TRACESTATE_HEADER]: trace.tracestate }),
+  };
+}
+
+/**
+ * `envelope` with the trace `request` is served in: its own `traceparent` when it has a valid
+ * one (recorded as the request's), else the request's header trace.
+ */
+export function withServedTrace<E extends { readonly traceparent?: string }>(
+  envelope: E,
+  request: IncomingMessage,
+): E {
+  const own = envelope.traceparent;
+  if (typeof own === 'string' && parseTraceparentHeader(own) !== undefined) {
+    adoptTrace(request, own);
+    return envelope;
+  }
+  return { ...envelope, traceparent: traceOfRequest(request).traceparent };
+}
+
+/**
+ * The `traceparent` of a new span: a child of `parent` (same trace id and flags, a fresh span
+ * id), or the first span of a new trace when `parent` is missing or invalid.
+ */
+export function childSpan(parent?: string): string {
+  const parts = parseTraceparentHeader(parent);
+  return formatTraceparent({
+    traceId: parts?.traceId ?? randomHex(16),
+    spanId: randomHex(8),
+    flags: parts?.flags ?? DEFAULT_TRACE_FLAGS,
+  });
+}
