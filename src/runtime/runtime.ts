@@ -412,6 +412,9 @@ export function createRuntime(init: RuntimeInit): Runtime {
 
     async listJobs(query = {}, options = {}) {
       ensureRunning();
+      // Running sync jobs hold their events until they end; a listing shows them as they are.
+      const held = [...runner.active.values()].filter((job) => job.held !== undefined);
+      await Promise.all(held.map((job) => runner.persist(job).catch(() => undefined)));
       return listJobs({ log, jobs }, query, options);
     },
 

@@ -4,6 +4,7 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   generateKeyPair,
+  identityFromPublicKey,
   issueToken,
   issueTokenForCli,
   readKeyFile,
@@ -17,10 +18,13 @@ import { built, cleanup, esrpRequest, get, post, resultOf, startNode, type NodeP
 let node: NodeProcess;
 let token: string;
 let auth: Record<string, string>;
+/** A peer node the node trusts (only trusted signers may call the peer route, issue 11 item 1). */
+const peerKey = generateKeyPair();
 
 beforeAll(async () => {
   expect(built(), 'run `npm run build` first').toBe(true);
-  node = await startNode({ flags: ['--demo'], config: 'limits: { bodyLimitBytes: 4096 }\n' });
+  node = await startNode({ flags: ['--demo'], config: `limits: { bodyLimitBytes: 4096 }\nauth: { trustedPeers: [${identityFromPublicKey(peerKey.publicKey).did}] }\n`,
+  });
   token = (await issueTokenForCli({ keyFile: join(node.dataDir, 'node.key'), subject: 'tester' })).token;
   auth = { authorization: `Bearer ${token}` };
 });
@@ -219,16 +223,16 @@ describe('the peer route', () => {
       verb: 'echo.echo',
       data: { hop: 1 },
     };
-    const signed = signEnvelope(request, { key: generateKeyPair(), domain: rpcDomain('echo.echo') });
+    const signed = signEnvelope(request, { key: peerKey, domain: rpcDomain('echo.echo') });
     const first = await post(`${node.url}/v1/peer/invoke`, signed, auth);
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ kind: 'response', data: { hop: 1 } });
     const replayed = await post(`${node.url}/v1/peer/invoke`, signed, auth);
     expect(replayed.status).toBe(401);
-    expect(replayed.body).toMatchObject({ error: { code: 'SIGNATURE_REPLAYED' } });
+    expect(replayed.body).toMatchObject({ error: { details: { plexus_code: 'SIGNATURE_REPLAYED' } } });
     const broken = await post(`${node.url}/v1/peer/invoke`, '{"_v":2', auth);
     expect(broken.status).toBe(400);
-    const wrongDomain = signEnvelope(request, { key: generateKeyPair(), domain: rpcDomain('math.evaluate') });
+    const wrongDomain = signEnvelope(request, { key: peerKey, domain: rpcDomain('math.evaluate') });
     expect((await post(`${node.url}/v1/peer/invoke`, wrongDomain, auth)).status).toBe(401);
   });
 });

@@ -16,12 +16,18 @@ import { runCli } from '../cli/run-cli.js';
 const dir = mkdtempSync(join(tmpdir(), 'plexus-cancel-'));
 let node: Node;
 
-/** Waits (bounded) for a running `demo.slow` job the test has not cancelled yet, and cancels it. */
+/**
+ * Waits (bounded) for a running `demo.slow` job the test has not cancelled yet, and cancels it.
+ * A running sync job writes no event until it ends (its events are held), so there is no event
+ * to wait on: the listing, which shows running sync jobs too, is polled.
+ */
+const cancelled = new Set<string>();
 async function cancelRunning(): Promise<string> {
-  for (let i = 0; i < 500; i++) {
+  for (let i = 0; i < 1000; i++) {
     const page = await node.runtime.listJobs({ states: ['WORKING'], verb: 'demo.slow' });
-    const job = page.jobs[0];
+    const job = page.jobs.find((j) => !cancelled.has(j.id));
     if (job !== undefined) {
+      cancelled.add(job.id);
       await node.runtime.cancelJob(job.id, { reason: 'cancelled by the test' });
       return job.id;
     }

@@ -70,7 +70,11 @@ describe('deep nesting on every face', () => {
 
       const peer = await postText(`${node.url}/v1/peer/invoke`, `{"_v":2,"d":${deep}}`);
       expectClientError(peer);
-      expect(peer.body).toMatchObject({ error: { code: 'INVALID_REQUEST', retryable: false } });
+      // the peer route refuses in the ESRP form, its Plexus code in details (issue 11 item 1)
+      expect(peer.body).toMatchObject({
+        status: 'failed',
+        error: { retryable: false, details: { plexus_code: 'INVALID_REQUEST' } },
+      });
 
       const rpc = await openRpc(node.url);
       try {

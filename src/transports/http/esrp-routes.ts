@@ -86,14 +86,16 @@ export function decodeEsrpHttpRequest(scope: FaceScope, request: FastifyRequest)
 }
 
 /**
- * Sends an ESRP answer; its body names the trace the request was served in as ESRP's own
- * tracing `context` (`trace_id`, `span_id` in ESRP's UUID form, as in a request), beside the
- * `traceparent` response header.
+ * Sends an ESRP answer. The answer to a request that ran (or was answered by) a job names the
+ * trace the request was served in as ESRP's own tracing `context` (`trace_id`, `span_id` in
+ * ESRP's UUID form, as in a request), beside the `traceparent` response header. A job read back
+ * later (`GET`/`DELETE /v1/jobs/{id}`, the job list) keeps the snapshot form, the same in each:
+ * only the header names the reading request's trace.
  */
-function send(reply: FastifyReply, answer: EsrpAnswer, duplicate = false): FastifyReply {
+function send(reply: FastifyReply, answer: EsrpAnswer, duplicate = false, traced = false): FastifyReply {
   if (duplicate) reply.header('idempotent-replayed', 'true');
   for (const [name, value] of Object.entries(answer.headers ?? {})) reply.header(name, value);
-  const context = contextFromTraceparent(traceOfRequest(reply.request.raw).traceparent);
+  const context = traced ? contextFromTraceparent(traceOfRequest(reply.request.raw).traceparent) : undefined;
   const body =
     context === undefined || 'context' in answer.body
       ? answer.body
@@ -112,7 +114,7 @@ async function submit(
   // The job is work in flight until it ends: it keeps the node's admission slot until then.
   keepSlotUntil(request, runtime.waitForJob(job.id));
   reply.header('location', `/v1/jobs/${encodeURIComponent(job.id)}`);
-  return send(reply, esrpAcceptedAnswer(job, decoded.typed.request_id, warnings), duplicate);
+  return send(reply, esrpAcceptedAnswer(job, decoded.typed.request_id, warnings), duplicate, true);
 }
 
 function jobIdOf(request: FastifyRequest): string {
@@ -143,7 +145,12 @@ export function registerEsrpRoutes(app: FastifyInstance, scope: FaceScope): void
     const decoded = decodeEsrpHttpRequest(scope, request);
     if (decoded.typed.mode.type === 'async') return submit(scope, request, reply, decoded);
     const invocation = await runtime.invoke(decoded.envelope, decoded.context);
-    return send(reply, esrpAnswerOfInvocation(invocation, decoded.typed.request_id), invocation.duplicate);
+    return send(
+      reply,
+      esrpAnswerOfInvocation(invocation, decoded.typed.request_id),
+      invocation.duplicate,
+      true,
+    );
   });
 
   app.post('/v1/jobs', ESRP_ROUTE, async (request, reply) =>
