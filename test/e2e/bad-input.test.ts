@@ -23,7 +23,9 @@ const peerKey = generateKeyPair();
 
 beforeAll(async () => {
   expect(built(), 'run `npm run build` first').toBe(true);
-  node = await startNode({ flags: ['--demo'], config: `limits: { bodyLimitBytes: 4096 }\nauth: { trustedPeers: [${identityFromPublicKey(peerKey.publicKey).did}] }\n`,
+  node = await startNode({
+    flags: ['--demo'],
+    config: `limits: { bodyLimitBytes: 4096 }\nauth: { trustedPeers: [${identityFromPublicKey(peerKey.publicKey).did}] }\n`,
   });
   token = (await issueTokenForCli({ keyFile: join(node.dataDir, 'node.key'), subject: 'tester' })).token;
   auth = { authorization: `Bearer ${token}` };
