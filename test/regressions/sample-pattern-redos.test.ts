@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { samplePattern } from '../../src/node/mock/sample-pattern.js';
+import { sampleString } from '../../src/node/mock/sample-string.js';
 import { seededRandom } from '../../src/node/mock/seeded-random.js';
 
 // Catastrophic for a backtracking engine even on a string that matches: the greedy \w+ has to
@@ -53,5 +54,15 @@ describe('samplePattern never runs the (untrusted) pattern', () => {
     const lookahead = '^(?=a)(?:\\w+)+$';
     forbidRunning(lookahead);
     expect(samplePattern(lookahead, seededRandom('x'))).toBeUndefined();
+  });
+});
+
+describe('sampleString runs no nested base32 pattern', () => {
+  it('samples a content-id-like pattern with nested quantifiers without executing it', () => {
+    // Hangs a backtracking engine on a 59-character CID (which it was tried against before).
+    const nested = '^(?:[a-z2-7]+)+!$';
+    forbidRunning(nested);
+    const text = sampleString({ pattern: nested }, seededRandom('redos-cid'));
+    expect(text.endsWith('!')).toBe(true);
   });
 });

@@ -144,6 +144,14 @@ export function sampleFormat(format: string, random: SeededRandom): string | und
 }
 
 /**
+ * True when `pattern` has no group, no alternation and at most three quantifiers, so running
+ * it on a short string is cheap whatever it says.
+ */
+function isFlatPattern(pattern: string): boolean {
+  return !/[()|]/.test(pattern) && (pattern.match(/[*+?{]/g) ?? []).length <= 3;
+}
+
+/**
  * A string for a string schema's keywords: `format` (when known), else `contentEncoding:
  * base64`, else `pattern`, else plain text (the shortest allowed when `short`), each inside the
  * length bounds as far as the form allows (the caller validates the result).
@@ -165,8 +173,10 @@ export function sampleString(
   if (schema['contentEncoding'] === 'base64') return base64(random, bounds);
   const pattern = schema['pattern'];
   if (typeof pattern === 'string') {
-    if (pattern.includes('2-7')) {
-      // A base32 pattern (a content id): prefer a real CIDv1 of random bytes.
+    if (pattern.includes('2-7') && isFlatPattern(pattern)) {
+      // A base32 pattern (a content id): prefer a real CIDv1 of random bytes. Only a flat pattern
+      // is run (no groups, alternation or more than three quantifiers): the schema is untrusted,
+      // and such a pattern cannot backtrack catastrophically on a 60-character id.
       const cid = artifactCid(random.bytes(16));
       try {
         if (new RegExp(pattern, 'u').test(cid) && cid.length >= min && cid.length <= max) return cid;
