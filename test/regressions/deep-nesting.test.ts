@@ -115,7 +115,8 @@ describe('deep nesting on every face', () => {
     }
   });
 
-  it('refuses a deep application/json input inside an ESRP request with 400, not 500', async () => {
+  it('refuses a deep application/json input inside an ESRP request with 400 before any job', async () => {
+    const before = await jobsSubmitted();
     const esrp = await postText(
       `${node.url}/v1/execute`,
       esrpText('echo', 'echo', JSON.stringify(`{"x":${nestedArrays(5000)}}`), randomUUID()),
@@ -123,6 +124,7 @@ describe('deep nesting on every face', () => {
     expect(esrp.status, esrp.text.slice(0, 300)).toBe(400);
     expect(esrp.retryAfter).toBeNull();
     expect(esrp.body).toMatchObject({ error: { code: 'INVALID_INPUT_SCHEMA', retryable: false } });
+    expect(await jobsSubmitted()).toBe(before); // refused at the face, no job (was a failed job)
   });
 
   it('keeps serving', async () => {

@@ -12,7 +12,7 @@ import type { JsonValue } from '../../core/json.js';
 import { schemaValidator } from '../../core/schema-validator.js';
 import { parseCapabilitySelector } from '../../core/verb-name.js';
 import type { Registry } from '../../runtime/registry.js';
-import { plainInput } from '../../wire/esrp/plain-input.js';
+import { checkJsonInputs, plainInput } from '../../wire/esrp/plain-input.js';
 
 /** The capabilities that could answer `verb` sent to `to` (an agent id or a capability selector). */
 function candidatesOf(registry: Registry, to: string, verb: string): AgentCapability[] {
@@ -30,10 +30,11 @@ function candidatesOf(registry: Registry, to: string, verb: string): AgentCapabi
  * input, else the plain input of `data`.
  *
  * @throws PlexusError `INVALID_PARAMS` (`details.pointer` `/inputs`) when an
- *   `application/json` input is not JSON, or the input named `input` is not an object while
+ *   `application/json` input is too deep or unrecordable (for every verb), or is not JSON, or the input named `input` is not an object while
  *   other inputs or params are given.
  */
 export function esrpInputFor(registry: Registry, to: string, verb: string, data: JsonValue): JsonValue {
+  checkJsonInputs(data); // too deep or unrecordable JSON inputs are refused before any job
   const candidates = candidatesOf(registry, to, verb);
   if (candidates.length === 0) return data;
   const validator = schemaValidator();

@@ -97,6 +97,28 @@ function isJsonInput(item: JsonObject): boolean {
 }
 
 /**
+ * Refuses, before any job exists, an `application/json` input of ESRP `data` whose text is too
+ * deep, too large or cannot be recorded in the event log (issue 11 item 5): the same bounded
+ * decoding as {@link plainInput}, for a verb that reads the `{inputs, params}` itself. Text that
+ * is not JSON at all is left to the verb, which reports it as before.
+ *
+ * @throws PlexusError `INVALID_PARAMS` (`details.pointer` `/inputs`).
+ */
+export function checkJsonInputs(data: JsonValue): void {
+  if (!isEsrpData(data)) return;
+  for (const item of data.inputs) {
+    if (!isJsonObject(item) || !isJsonInput(item)) continue;
+    try {
+      inputValue(item);
+    } catch (cause) {
+      if (!(cause instanceof PlexusError) || !(cause.cause instanceof PlexusError)) continue;
+      if (cause.cause.code === 'PARSE_ERROR') continue;
+      throw cause;
+    }
+  }
+}
+
+/**
  * The plain input of a request: `input` itself, or for ESRP data the value described in the
  * module comment (a non-object whole input, with no other inputs or params, is returned as is).
  *
