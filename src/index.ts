@@ -1,7 +1,7 @@
 /**
  * Plexus: one agent mesh for the Emergence, ESRP, AGENTESE, Hyperspace and Nova26 protocols.
  *
- * The package root is the small public API (docs/decisions/packaging.md, P-ROOT): the SDK
+ * The package root is the small public API (docs/decisions/api.md, API-1): the SDK
  * (`agent`, `verb`, `createPlexus`, `remoteClient`, …), `createNode` with its init and config
  * types, the core records (types) and the error type with {@link isPlexusError}. Each layer is
  * reachable in full through its subpath export: `plexus/core`, `plexus/security`,

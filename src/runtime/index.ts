@@ -260,7 +260,7 @@ export {
 export * from './routing/index.js';
 
 // Internals: exported for the other layers and the tests, but marked @internal so the published
-// types leave them out (stripInternal; docs/decisions/packaging.md P-ROOT). They may change in any release.
+// types leave them out (stripInternal; docs/decisions/api.md API-3). They may change in any release.
 /** @internal */
 export { encodeEntry, encodeOutcome, requestOf, requestOfEntry, type AnswerComponents } from './answers.js';
 /** @internal */

@@ -100,6 +100,6 @@ export {
 export { projectionView, type ProjectionView, type ProjectionViewInit } from './projection-view.js';
 
 // Internals: exported for the other layers and the tests, but marked @internal so the published
-// types leave them out (stripInternal; docs/decisions/packaging.md P-ROOT). They may change in any release.
+// types leave them out (stripInternal; docs/decisions/api.md API-3). They may change in any release.
 /** @internal */
 export { sealEvent } from './event-chain.js';
