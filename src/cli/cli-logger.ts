@@ -3,7 +3,7 @@
  * An entry's `stack` field (a crashed handler's stack trace) is printed below its line,
  * indented, as the stack reads; an `Error` field shows its message.
  */
-import type { FaceLogger } from '../transports/face-components.js';
+import type { Logger } from '../core/logger.js';
 import type { CliIo } from './io.js';
 
 function line(level: string, obj: object, msg: string | undefined): string {
@@ -23,8 +23,8 @@ function line(level: string, obj: object, msg: string | undefined): string {
   return `plexus: ${level}: ${msg ?? ''}${fields}\n${trace}`;
 }
 
-/** A {@link FaceLogger} writing one line per entry to `io.stderr` (and a stack trace below it). */
-export function cliLogger(io: CliIo, verbose: boolean): FaceLogger {
+/** A {@link Logger} writing one line per entry to `io.stderr` (and a stack trace below it). */
+export function cliLogger(io: CliIo, verbose: boolean): Logger {
   return {
     info: (obj, msg) => {
       if (verbose) io.stderr(line('info', obj, msg));

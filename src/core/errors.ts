@@ -6,6 +6,7 @@
  * every face: JSON-RPC, Hyperspace, ESRP, Emergence, HTTP and the AGENTESE error category.
  * Faces never invent their own numbers: they look them up in {@link ERROR_TABLE}.
  */
+import { PLEXUS_ERROR_BRAND } from './is-plexus-error.js';
 import type { JsonObject } from './json.js';
 
 /**
@@ -412,6 +413,12 @@ export class PlexusError extends Error {
   readonly details: JsonObject | undefined;
   /** Recovery hints set where the error was raised. */
   readonly hints: ErrorHints | undefined;
+  /** The cross-copy brand `isPlexusError` checks (on the prototype, so subclasses carry it). */
+  declare readonly [PLEXUS_ERROR_BRAND]: true;
+
+  static {
+    Object.defineProperty(this.prototype, PLEXUS_ERROR_BRAND, { value: true });
+  }
 
   constructor(code: PlexusErrorCode, message: string, init: PlexusErrorInit = {}) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });

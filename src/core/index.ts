@@ -22,6 +22,8 @@ export {
   type PlexusErrorInit,
   toPlexusError,
 } from './errors.js';
+export { isPlexusError, PLEXUS_ERROR_BRAND } from './is-plexus-error.js';
+export { type Logger, silentLogger } from './logger.js';
 export {
   ERROR_HINT_DEFAULTS,
   ERROR_HINTS_SCHEMA,

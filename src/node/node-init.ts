@@ -8,7 +8,7 @@ import { PlexusError } from '../core/errors.js';
 import type { AgentDefinition, SupervisorSpec } from '../runtime/index.js';
 import type { BudgetPolicy } from '../runtime/index.js';
 import { isLoopbackHost, type ApiKeyEntry } from '../security/index.js';
-import type { FaceLogger } from '../transports/face-components.js';
+import type { Logger } from '../core/logger.js';
 import type { PaymentRoutesInit } from '../transports/http/payment-route.js';
 import { checkPrimitiveNames } from './hyperspace.js';
 import type { RoutingConfig } from './routing-config.js';
@@ -95,7 +95,7 @@ export interface NodeInit {
   /** TLS certificate and key files (PEM): the node then listens on HTTPS / WSS. */
   readonly tls?: TlsConfig;
   /** Where the node and its faces log. @default silentLogger */
-  readonly logger?: FaceLogger;
+  readonly logger?: Logger;
 }
 
 /** The node's options with every default filled in. */

@@ -6,7 +6,7 @@
  * is info. Spans and counters are not logged.
  */
 import { noopObserver, type Observer, type ObserverAttributes } from '../runtime/index.js';
-import type { FaceLogger } from '../transports/face-components.js';
+import type { Logger } from '../core/logger.js';
 
 /** Runtime events logged as errors, with what the log line says. */
 const ERRORS: Readonly<Record<string, string>> = {
@@ -15,7 +15,7 @@ const ERRORS: Readonly<Record<string, string>> = {
 };
 
 /** An {@link Observer} that logs the runtime's events on `logger`. */
-export function loggingObserver(logger: FaceLogger): Observer {
+export function loggingObserver(logger: Logger): Observer {
   return {
     span: (name, attributes) => noopObserver.span(name, attributes),
     count: () => undefined,

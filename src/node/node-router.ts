@@ -12,7 +12,7 @@ import {
   type RoutingInvoker,
 } from '../runtime/routing/index.js';
 import type { Ed25519KeyPair } from '../security/index.js';
-import type { FaceLogger } from '../transports/face-components.js';
+import type { Logger } from '../core/logger.js';
 import {
   httpPeerTransport,
   normalizePeerUrl,
@@ -33,7 +33,7 @@ export interface NodeRouterComponents {
   readonly resolver: PeerResolver;
   /** The runtime, created after the router. */
   readonly runtime: () => Runtime;
-  readonly logger: FaceLogger;
+  readonly logger: Logger;
   readonly routing: RoutingConfig | undefined;
 }
 
@@ -54,13 +54,6 @@ export function nodeRouter(c: NodeRouterComponents): RoutingInvoker | undefined 
     runtime: c.runtime,
     nodeId: c.nodeId,
     ...(c.routing?.queueForSync === undefined ? {} : { queue: c.routing.queueForSync }),
-    logger: {
-      warn: (fields, message) => {
-        c.logger.warn(fields, message);
-      },
-      info: (fields, message) => {
-        c.logger.info(fields, message);
-      },
-    },
+    logger: c.logger,
   });
 }

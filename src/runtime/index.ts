@@ -16,8 +16,6 @@ export {
   type RestartPolicy,
   type RestartStrategy,
 } from './agent.js';
-export { encodeEntry, encodeOutcome, requestOf, requestOfEntry, type AnswerComponents } from './answers.js';
-export { holdContainment, runContained, type ContainmentScope } from './containment.js';
 export type { HandlerContext, InvocationContext, InvocationMode, Principal, VerbHandler } from './context.js';
 export {
   DEFAULT_MAX_TIMEOUT_MS,
@@ -48,13 +46,6 @@ export {
   type RuntimeEventType,
 } from './events.js';
 export {
-  broadcastOutputs,
-  runLeg,
-  type ExecutedJob,
-  type ExecutorComponents,
-  type LegResult,
-} from './executor.js';
-export {
   IDEMPOTENCY_PROJECTION_NAME,
   MAX_IDEMPOTENCY_KEY_LENGTH,
   applyIdempotencyEvent,
@@ -65,7 +56,6 @@ export {
   type IdempotencyIdentity,
   type IdempotencyState,
 } from './idempotency.js';
-export { accept, type Accepted, type InvokerComponents } from './invoker.js';
 export {
   readJobEvents,
   toJobEvent,
@@ -73,15 +63,6 @@ export {
   type JobEvent,
   type JobEventsOptions,
 } from './job-events.js';
-export {
-  jobEvent,
-  newActiveJob,
-  takeHeld,
-  type ActiveJob,
-  type ActiveJobInit,
-  type JobOutcome,
-} from './active-job.js';
-export { createJobRunner, type JobRunner, type JobRunnerComponents } from './job-runner.js';
 export {
   JOBS_PROJECTION_NAME,
   applyJobEvent,
@@ -106,38 +87,23 @@ export {
   type RecordedSpan,
 } from './observer.js';
 export {
-  authenticateStep,
-  authorizeStep,
   principalOf,
   type AuthorizationRequest,
   type Authorizer,
   type AuthorizeOptions,
 } from './pipeline/authorize.js';
-export {
-  auditPreEffect,
-  runPostEffects,
-  runPreEffects,
-  type FinishedJob,
-  type PostEffect,
-  type PreEffect,
-  type PreparedCall,
-} from './pipeline/effects.js';
 export { JOB_EXTENSION, errorEnvelope, responseEnvelope, type AnswerMeta } from './pipeline/encode.js';
 export {
   WARNINGS_EXTENSION,
   eraStatusAt,
-  eraStep,
   eraWarning,
   eraWarnings,
   sunsetError,
   warningsOf,
   type EraWarning,
 } from './pipeline/era.js';
-export { PIPELINE_STEPS, runStep, stepSpanName, type PipelineStep } from './pipeline/steps.js';
-export { validateEnvelopeStep } from './pipeline/validate-envelope.js';
-export { validateInputStep } from './pipeline/validate-input.js';
-export { verifySignatureStep, type VerifySignatureOptions } from './pipeline/verify-signature.js';
-export { isRerunSafe, planRecovery, type FailItem, type RecoveryPlan, type RequeueItem } from './recovery.js';
+export { PIPELINE_STEPS, stepSpanName, type PipelineStep } from './pipeline/steps.js';
+export { type VerifySignatureOptions } from './pipeline/verify-signature.js';
 export {
   REGISTRY_PROJECTION_NAME,
   applyRegistryEvent,
@@ -292,3 +258,55 @@ export {
   type SupervisionTreeComponents,
 } from './supervision-tree.js';
 export * from './routing/index.js';
+
+// Internals: exported for the other layers and the tests, but marked @internal so the published
+// types leave them out (stripInternal; docs/decisions/api.md API-3). They may change in any release.
+/** @internal */
+export { encodeEntry, encodeOutcome, requestOf, requestOfEntry, type AnswerComponents } from './answers.js';
+/** @internal */
+export { holdContainment, runContained, type ContainmentScope } from './containment.js';
+/** @internal */
+export {
+  broadcastOutputs,
+  runLeg,
+  type ExecutedJob,
+  type ExecutorComponents,
+  type LegResult,
+} from './executor.js';
+/** @internal */
+export { accept, type Accepted, type InvokerComponents } from './invoker.js';
+/** @internal */
+export {
+  jobEvent,
+  newActiveJob,
+  takeHeld,
+  type ActiveJob,
+  type ActiveJobInit,
+  type JobOutcome,
+} from './active-job.js';
+/** @internal */
+export { createJobRunner, type JobRunner, type JobRunnerComponents } from './job-runner.js';
+/** @internal */
+export { authenticateStep, authorizeStep } from './pipeline/authorize.js';
+/** @internal */
+export {
+  auditPreEffect,
+  runPostEffects,
+  runPreEffects,
+  type FinishedJob,
+  type PostEffect,
+  type PreEffect,
+  type PreparedCall,
+} from './pipeline/effects.js';
+/** @internal */
+export { runStep } from './pipeline/steps.js';
+/** @internal */
+export { eraStep } from './pipeline/era.js';
+/** @internal */
+export { validateEnvelopeStep } from './pipeline/validate-envelope.js';
+/** @internal */
+export { validateInputStep } from './pipeline/validate-input.js';
+/** @internal */
+export { verifySignatureStep } from './pipeline/verify-signature.js';
+/** @internal */
+export { isRerunSafe, planRecovery, type FailItem, type RecoveryPlan, type RequeueItem } from './recovery.js';

@@ -24,7 +24,7 @@ export {
   type MemoryArtifactStoreInit,
 } from './memory-artifact-store.js';
 export { createEventLog, type EventLogInit } from './create-event-log.js';
-export { GENESIS_PREV, checkLink, recomputeCid, sealEvent, type LinkFault } from './event-chain.js';
+export { GENESIS_PREV, checkLink, recomputeCid, type LinkFault } from './event-chain.js';
 export {
   DEFAULT_READ_LIMIT,
   MAX_READ_LIMIT,
@@ -98,3 +98,8 @@ export {
   type ProjectionCheck,
 } from './projection-verify.js';
 export { projectionView, type ProjectionView, type ProjectionViewInit } from './projection-view.js';
+
+// Internals: exported for the other layers and the tests, but marked @internal so the published
+// types leave them out (stripInternal; docs/decisions/api.md API-3). They may change in any release.
+/** @internal */
+export { sealEvent } from './event-chain.js';

@@ -8,20 +8,9 @@ import type { Authenticator, Principal as AuthPrincipal } from '../security/auth
 import type { EnvelopeVerifier } from '../security/index.js';
 import type { ArtifactStore, EventLog } from '../store/index.js';
 import type { CapabilityGate } from './capability-gate.js';
+import type { Logger } from '../core/logger.js';
 
-/** A minimal structured logger (pino-compatible subset); faces never use `console`. */
-export interface FaceLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
-
-/** A logger that drops everything. */
-export const silentLogger: FaceLogger = {
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-};
+export { silentLogger } from '../core/logger.js';
 
 /** The injected dependencies of a face. */
 export interface FaceComponents {
@@ -44,7 +33,7 @@ export interface FaceComponents {
    */
   readonly capabilities?: CapabilityGate;
   /** Where faces log. @default silentLogger */
-  readonly logger?: FaceLogger;
+  readonly logger?: Logger;
 }
 
 /** The runtime's principal for an authenticated caller. */

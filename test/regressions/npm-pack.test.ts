@@ -92,6 +92,16 @@ describe('npm pack, installed into an empty project', () => {
       const installed = join(project, 'node_modules', 'plexus');
       expect(readdirSync(installed).sort()).toEqual(['README.md', 'bin', 'dist', 'package.json']);
 
+      // the published types: the root is the small API, and the @internal re-exports of the
+      // layers are stripped from their subpaths' types (docs/decisions/api.md API-3)
+      const types = (path: string): string => readFileSync(join(installed, 'dist', path), 'utf8');
+      expect(types('index.d.ts')).toMatch(/\bisPlexusError\b/);
+      expect(types('runtime/index.d.ts')).toMatch(/\bcreateRuntime\b/);
+      for (const internal of ['accept', 'createJobRunner', 'takeHeld', 'runStep']) {
+        expect(types('runtime/index.d.ts')).not.toMatch(new RegExp(`\\b${internal}\\b`));
+      }
+      expect(types('store/index.d.ts')).not.toMatch(/\bsealEvent\b/);
+
       // better-sqlite3's install script was skipped: reuse this checkout's build of the same version
       const sqlite = (root: string): string => join(root, 'node_modules', 'better-sqlite3');
       const version = (dir: string): unknown =>

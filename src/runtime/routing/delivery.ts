@@ -15,12 +15,6 @@ export function isSyncDelivery(request: Envelope): boolean {
   return request.extensions?.[SYNC_EXTENSION] !== undefined;
 }
 
-/** Where the router logs (a pino-like logger). */
-export interface RoutingLogger {
-  warn(fields: Record<string, unknown>, message: string): void;
-  info(fields: Record<string, unknown>, message: string): void;
-}
-
 /** The request as it leaves this node: a child span, the consumed routing extensions removed. */
 export function outgoing(envelope: Envelope, to: string): Envelope {
   const out: { -readonly [K in keyof Envelope]: Envelope[K] } = { ...asChildSpan(envelope, envelope), to };

@@ -30,7 +30,7 @@ export {
   type FallbackStep,
   type SelectedPolicy,
 } from './policy.js';
-export { SYNC_EXTENSION, isDeliveryFailure, outgoing, type RoutingLogger } from './delivery.js';
+export { SYNC_EXTENSION, isDeliveryFailure, outgoing } from './delivery.js';
 export { routingInvoker, type RoutingInvoker, type RoutingInvokerInit } from './routing-invoker.js';
 export {
   isSyncDelivery,

@@ -11,6 +11,7 @@
 import type { Envelope } from '../../core/envelope.js';
 import { PlexusError, toPlexusError } from '../../core/errors.js';
 import type { JsonValue } from '../../core/json.js';
+import type { Logger } from '../../core/logger.js';
 import type { AgentCard } from '../../core/records/agent-card.js';
 import { capabilitySelector } from '../../core/verb-name.js';
 import type { EventInput, EventLog } from '../../store/event-log.js';
@@ -20,7 +21,7 @@ import type { RemoteCallContext, RemoteInvoker, TargetRoutes } from '../remote.j
 import type { Observer } from '../observer.js';
 import type { Runtime } from '../runtime-types.js';
 import { ROUTING_EVENTS, answerCacheProjection, answerKey, type AnswerCacheState } from './answer-cache.js';
-import { isAborted, isDeliveryFailure, outgoing, type RoutingLogger } from './delivery.js';
+import { isAborted, isDeliveryFailure, outgoing } from './delivery.js';
 import { staleAnswer } from './fallback-answers.js';
 import { fallbackPolicies, type FallbackPolicies, type SelectedPolicy } from './policy.js';
 import { isSyncDelivery, syncQueue, type QueueForSyncInit } from './sync-queue.js';
@@ -47,7 +48,7 @@ export interface RoutingInvokerInit {
   readonly queue?: QueueForSyncInit;
   /** How to wait between delivery attempts. @default an abortable setTimeout */
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-  readonly logger?: RoutingLogger;
+  readonly logger?: Logger;
   /** Counts `routing.fallbacks` {policy, step} (seed 002 §7.2 `transport_fallbacks_total`). @default none */
   readonly observer?: Pick<Observer, 'count'>;
 }

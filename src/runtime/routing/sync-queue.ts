@@ -11,11 +11,12 @@
 import type { Envelope } from '../../core/envelope.js';
 import { PlexusError, toPlexusError } from '../../core/errors.js';
 import type { JsonValue } from '../../core/json.js';
+import type { Logger } from '../../core/logger.js';
 import type { AgentCard } from '../../core/records/agent-card.js';
 import type { RemoteCallContext } from '../remote.js';
 import type { Runtime } from '../runtime-types.js';
 import { ROUTING_EVENTS } from './answer-cache.js';
-import { SYNC_EXTENSION, isDeliveryFailure, outgoing, type RoutingLogger } from './delivery.js';
+import { SYNC_EXTENSION, isDeliveryFailure, outgoing } from './delivery.js';
 export { isSyncDelivery } from './delivery.js';
 import { queuedAnswer } from './fallback-answers.js';
 import { TARGET_EXTENSION, type RouteTarget } from './target.js';
@@ -46,7 +47,7 @@ export interface SyncQueueComponents {
   readonly nodeId: string;
   readonly bounds: QueueForSyncInit | undefined;
   readonly sleep: ((ms: number, signal: AbortSignal) => Promise<void>) | undefined;
-  readonly logger: RoutingLogger | undefined;
+  readonly logger: Logger | undefined;
 }
 
 /** The queue. */

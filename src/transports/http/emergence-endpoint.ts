@@ -23,7 +23,7 @@ import type { RemoteInvoker } from '../../runtime/index.js';
 import { decodeEmergence } from '../../wire/emergence/codec.js';
 import { emergenceErrorToPlexus } from '../../wire/emergence/error.js';
 import { UUID_V4_PATTERN } from '../../wire/emergence/message.js';
-import { silentLogger, type FaceLogger } from '../face-components.js';
+import { silentLogger, type Logger } from '../../core/logger.js';
 import { abortableSleep, jittered, retrySchedule, type PeerRetryInit } from '../peer/retry.js';
 
 /** The extension key of a HELLO naming where the agent takes HELPs. */
@@ -85,7 +85,7 @@ export interface EmergenceRemoteInvokerInit {
   /** How to wait between attempts. @default an abortable setTimeout */
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Where retries are logged. @default silentLogger */
-  readonly logger?: FaceLogger;
+  readonly logger?: Logger;
 }
 
 type Attempt =

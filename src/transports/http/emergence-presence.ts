@@ -13,7 +13,7 @@ import type { AgentCard } from '../../core/records/agent-card.js';
 import { PlexusError } from '../../core/errors.js';
 import type { Registry } from '../../runtime/registry.js';
 import { REMOTE_PEER_EXTENSION } from '../../runtime/routing/index.js';
-import { silentLogger, type FaceLogger } from '../face-components.js';
+import { silentLogger, type Logger } from '../../core/logger.js';
 import { emergenceEndpointOf } from './emergence-endpoint.js';
 
 /** The default lifetime of an endpoint-less HELLO registration: 5 minutes. */
@@ -29,7 +29,7 @@ export interface EmergencePresenceInit {
   /** The clock, Unix ms. @default Date.now */
   readonly now?: () => number;
   /** Where expiries are logged. @default silentLogger */
-  readonly logger?: FaceLogger;
+  readonly logger?: Logger;
 }
 
 /** The HELLO registrations' clock. */

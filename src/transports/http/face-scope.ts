@@ -5,7 +5,8 @@
 import type { FastifyRequest } from 'fastify';
 import { PlexusError } from '../../core/errors.js';
 import type { Principal } from '../../runtime/context.js';
-import { runtimePrincipal, silentLogger, type FaceComponents, type FaceLogger } from '../face-components.js';
+import type { Logger } from '../../core/logger.js';
+import { runtimePrincipal, silentLogger, type FaceComponents } from '../face-components.js';
 import type { Principal as AuthPrincipal } from '../../security/auth/principal.js';
 import {
   CAPABILITY_HEADER,
@@ -102,7 +103,7 @@ export const SERVER_CLOSING = 'the server is closing';
 /** Shared state of the HTTP-face routes. */
 export class FaceScope {
   /** Where the faces log. */
-  readonly logger: FaceLogger;
+  readonly logger: Logger;
   readonly #principals = new WeakMap<FastifyRequest, Principal>();
   readonly #bodies = new WeakMap<FastifyRequest, unknown>();
   readonly #capabilities = new WeakMap<FastifyRequest, string>();

@@ -21,7 +21,7 @@ import type { AgentCard } from '../../core/records/agent-card.js';
 import type { Runtime } from '../../runtime/index.js';
 import { isLoopbackHost } from '../../security/auth/index.js';
 import type { SignalOptions } from '../../store/index.js';
-import { silentLogger, type FaceLogger } from '../face-components.js';
+import { silentLogger, type Logger } from '../../core/logger.js';
 import { PEER_AGENTS_PATH, PEER_EXTENSION, normalizePeerUrl, type PeerConfig } from './peer-config.js';
 import type { PeerResolver } from './peer-invoker.js';
 import { jittered } from './retry.js';
@@ -45,7 +45,7 @@ export interface PeerDirectoryInit {
   /** Random numbers in [0, 1) for the poll jitter (±10 %). @default Math.random */
   readonly random?: () => number;
   /** Where the directory logs. @default silentLogger */
-  readonly logger?: FaceLogger;
+  readonly logger?: Logger;
 }
 
 /** What the directory knows about one peer. */

@@ -16,7 +16,7 @@ import type { JsonValue } from '../../core/json.js';
 import type { AgentCard } from '../../core/records/agent-card.js';
 import type { RemoteInvoker } from '../../runtime/index.js';
 import { rpcDomain, signEnvelope, type Ed25519KeyPair } from '../../security/index.js';
-import { silentLogger, type FaceLogger } from '../face-components.js';
+import { silentLogger, type Logger } from '../../core/logger.js';
 import { PEER_INVOKE_PATH, PEER_TIMEOUT_HEADER, normalizePeerUrl, type PeerConfig } from './peer-config.js';
 import { RETRYABLE_STATUSES, answerEnvelopeOf, errorDataOf, withDetails } from './peer-wire.js';
 import { abortableSleep, jittered, retrySchedule, type PeerRetryInit } from './retry.js';
@@ -51,7 +51,7 @@ export interface PeerRemoteInvokerInit {
   /** How to wait between attempts (tests may shorten it). @default an abortable setTimeout */
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Where retries are logged. @default silentLogger */
-  readonly logger?: FaceLogger;
+  readonly logger?: Logger;
 }
 
 /** One attempt's result. */

@@ -21,7 +21,7 @@ import {
 } from '../../wire/jsonrpc/index.js';
 import type { JsonRpcId, JsonRpcResponse } from '../../wire/jsonrpc/index.js';
 import type { Admission } from '../admission.js';
-import type { FaceLogger } from '../face-components.js';
+import type { Logger } from '../../core/logger.js';
 import { errorDataWithRecovery, hyperspaceDispatch } from './dispatch.js';
 import { WS_CLOSE_CODES } from './protocol.js';
 
@@ -46,7 +46,7 @@ export interface ConnectionInit {
   readonly remoteAddress: string;
   readonly runtime: Runtime;
   readonly auth: Authenticator;
-  readonly logger: FaceLogger;
+  readonly logger: Logger;
   readonly limits: ConnectionLimits;
   readonly methodAliases: ReadonlyMap<string, string>;
   readonly now: () => number;

@@ -1,0 +1,23 @@
+/**
+ * The one logger type of Plexus: a structured, pino-compatible subset (`info`, `warn`,
+ * `error`, each taking a fields object and an optional message). Faces, the router, the
+ * runtime's logging observer and the command line all log through it; a pino logger can be
+ * passed as is. Plexus code never uses `console`.
+ */
+
+/** A minimal structured logger (pino-compatible subset). */
+export interface Logger {
+  /** Logs something worth knowing in normal operation. */
+  info(obj: object, msg?: string): void;
+  /** Logs a failure Plexus recovered from. */
+  warn(obj: object, msg?: string): void;
+  /** Logs a failure someone must look at. */
+  error(obj: object, msg?: string): void;
+}
+
+/** A logger that drops everything (the default wherever a logger is optional). */
+export const silentLogger: Logger = {
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
