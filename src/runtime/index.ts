@@ -18,7 +18,15 @@ export {
 } from './agent.js';
 export { encodeEntry, encodeOutcome, requestOf, requestOfEntry, type AnswerComponents } from './answers.js';
 export { holdContainment, runContained, type ContainmentScope } from './containment.js';
-export type { HandlerContext, InvocationContext, InvocationMode, Principal, VerbHandler } from './context.js';
+export type {
+  FaceName,
+  FaceNames,
+  HandlerContext,
+  InvocationContext,
+  InvocationMode,
+  Principal,
+  VerbHandler,
+} from './context.js';
 export {
   DEFAULT_MAX_TIMEOUT_MS,
   DEFAULT_TIMEOUT_MS,

@@ -245,7 +245,7 @@ describe('pre-effects', () => {
     const call = {
       jobId: 'j',
       envelope: request('demo.echo', 1),
-      context: { face: 'x' },
+      context: { face: 'x' as const },
       principal: undefined,
       resolution: resolution('agent', 'a'),
       mode: 'sync' as const,

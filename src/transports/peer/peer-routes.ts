@@ -56,6 +56,13 @@ export const PEER_PRINCIPAL_KIND = 'peer';
 /** The face name in the invocation context of forwarded calls. */
 export const PEER_FACE = 'peer';
 
+declare module '../../runtime/context.js' {
+  interface FaceNames {
+    /** Calls forwarded by a peer node. */
+    readonly peer: true;
+  }
+}
+
 const DEFAULT_BODY_LIMIT = 1_048_576;
 
 /**
