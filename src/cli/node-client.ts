@@ -3,7 +3,8 @@
  * `agents`): base URL and bearer token from flags or the environment, bounded timeouts, and
  * every failure turned into a one-line `PlexusError`.
  */
-import { PlexusError, isPlexusErrorCode, plexusCodeFromHttp } from '../core/errors.js';
+import { PlexusError, isPlexusErrorCode } from '../core/errors.js';
+import { plexusCodeFromHttp } from '../transports/http/http-status.js';
 
 /** The node URL used when neither `--node` nor `PLEXUS_NODE` is given. */
 export const DEFAULT_NODE_URL = 'http://127.0.0.1:3100';

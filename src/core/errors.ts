@@ -2,26 +2,14 @@
  * The one internal error model (DESIGN D10).
  *
  * Every failure inside Plexus is a {@link PlexusError} with a code from the closed set
- * {@link ERROR_CODES}. Each code has a fixed `retryable` default and a fixed translation to
- * every face: JSON-RPC, Hyperspace, ESRP, Emergence, HTTP and the AGENTESE error category.
- * Faces never invent their own numbers: they look them up in {@link ERROR_TABLE}.
+ * {@link ERROR_CODES}. Each code has a fixed `retryable` default, an AGENTESE error category and
+ * a one-line summary ({@link ERROR_TABLE}); nothing here knows a face. Each face keeps its own
+ * table from code to wire form, declared `satisfies Record<PlexusErrorCode, …>` so a code it
+ * does not map is a compile error: `wire/jsonrpc/error-table.ts` (JSON-RPC and Hyperspace),
+ * `wire/esrp/error-table.ts`, `wire/emergence/error-table.ts`, `transports/http/http-status.ts`.
  */
 import { PLEXUS_ERROR_BRAND } from './is-plexus-error.js';
 import type { JsonObject } from './json.js';
-
-/**
- * The ESRP v1 error codes: the seed's five, D5's two, and `CANCELLED` for a cancelled job
- * (docs/decisions/traces-and-errors.md), which is no failure of the backend.
- */
-export type EsrpErrorCode =
-  | 'BACKEND_UNAVAILABLE'
-  | 'TIMEOUT'
-  | 'OOM'
-  | 'INVALID_INPUT_SCHEMA'
-  | 'INVALID_INPUT_SEMANTIC'
-  | 'INVALID_INPUT_SIZE'
-  | 'CANCELLED'
-  | 'UNKNOWN';
 
 /** The AGENTESE v2 error categories (seed 002 §8.1). */
 export type AgenteseCategory =
@@ -38,312 +26,146 @@ export type AgenteseCategory =
   /** A consent or ethical refusal: a result, never an error code's category (seed 002 §8.3, D10). */
   | 'refused';
 
-/** How one error code reads on every face. */
+/** What one error code means whatever the face: its retry default, category and summary. */
 export interface ErrorTranslation {
   /** Whether a caller may retry the same request unchanged. */
   readonly retryable: boolean;
-  /** HTTP status on the HTTP faces. */
-  readonly http: number;
-  /** JSON-RPC 2.0 code on a plain JSON-RPC face (standard range only). */
-  readonly jsonrpc: number;
-  /** JSON-RPC code on the Hyperspace face (uses −32001…−32008 where the seed defines one). */
-  readonly hyperspace: number;
-  /** ESRP error code. */
-  readonly esrp: EsrpErrorCode;
-  /** Emergence `ERROR.data.code` (HTTP-style integer, D4). */
-  readonly emergence: number;
   /** AGENTESE error category. */
   readonly category: AgenteseCategory;
   /** One line saying what the code means, for docs and `--help`. */
   readonly summary: string;
 }
 
-const t = (
-  retryable: boolean,
-  http: number,
-  jsonrpc: number,
-  hyperspace: number,
-  esrp: EsrpErrorCode,
-  category: AgenteseCategory,
-  summary: string,
-  emergence: number = http,
-): ErrorTranslation => ({ retryable, http, jsonrpc, hyperspace, esrp, emergence, category, summary });
-
 /**
- * Every error code Plexus uses, with its translation to each face. The set is closed:
- * adding a code means adding a row here, and every face picks it up.
+ * Every error code Plexus uses, with what it means on any face. The set is closed: adding a
+ * code means adding a row here, and then every face's table fails to compile until it maps it.
  */
 export const ERROR_TABLE = {
   // Malformed input
-  PARSE_ERROR: t(
-    false,
-    400,
-    -32700,
-    -32700,
-    'INVALID_INPUT_SCHEMA',
-    'invalid_input',
-    'The input is not valid JSON.',
-  ),
-  INVALID_REQUEST: t(
-    false,
-    400,
-    -32600,
-    -32600,
-    'INVALID_INPUT_SCHEMA',
-    'invalid_input',
-    'The message does not have the shape the protocol requires.',
-  ),
-  INVALID_PARAMS: t(
-    false,
-    400,
-    -32602,
-    -32602,
-    'INVALID_INPUT_SCHEMA',
-    'invalid_input',
-    'A field has the wrong type or is missing.',
-  ),
-  INVALID_SEMANTIC: t(
-    false,
-    400,
-    -32602,
-    -32602,
-    'INVALID_INPUT_SEMANTIC',
-    'invalid_input',
-    'The input is well formed but its values are not acceptable.',
-  ),
-  INPUT_TOO_LARGE: t(
-    false,
-    413,
-    -32600,
-    -32600,
-    'INVALID_INPUT_SIZE',
-    'invalid_input',
-    'The input is larger than the limit.',
-  ),
-  VERSION_MISMATCH: t(
-    false,
-    400,
-    -32600,
-    -32600,
-    'INVALID_INPUT_SCHEMA',
-    'invalid_input',
-    'The message declares a schema or protocol version this node does not speak.',
-  ),
-  UNKNOWN_VERB: t(
-    false,
-    404,
-    -32601,
-    -32601,
-    'INVALID_INPUT_SEMANTIC',
-    'not_found',
-    'No agent here offers that verb.',
-    501,
-  ),
-  NOT_FOUND: t(
-    false,
-    404,
-    -32602,
-    -32602,
-    'INVALID_INPUT_SEMANTIC',
-    'not_found',
-    'The named agent, job or resource does not exist.',
-  ),
-  SESSION_NOT_FOUND: t(
-    false,
-    404,
-    -32602,
-    -32001,
-    'INVALID_INPUT_SEMANTIC',
-    'not_found',
-    'The session id is unknown.',
-  ),
-  CONFLICT: t(
-    false,
-    409,
-    -32603,
-    -32603,
-    'INVALID_INPUT_SEMANTIC',
-    'conflict',
-    'The request conflicts with the current state.',
-  ),
-  PRECONDITION_FAILED: t(
-    false,
-    412,
-    -32603,
-    -32603,
-    'INVALID_INPUT_SEMANTIC',
-    'precondition',
-    'A guard condition did not hold.',
-  ),
+  PARSE_ERROR: { retryable: false, category: 'invalid_input', summary: 'The input is not valid JSON.' },
+  INVALID_REQUEST: {
+    retryable: false,
+    category: 'invalid_input',
+    summary: 'The message does not have the shape the protocol requires.',
+  },
+  INVALID_PARAMS: {
+    retryable: false,
+    category: 'invalid_input',
+    summary: 'A field has the wrong type or is missing.',
+  },
+  INVALID_SEMANTIC: {
+    retryable: false,
+    category: 'invalid_input',
+    summary: 'The input is well formed but its values are not acceptable.',
+  },
+  INPUT_TOO_LARGE: {
+    retryable: false,
+    category: 'invalid_input',
+    summary: 'The input is larger than the limit.',
+  },
+  VERSION_MISMATCH: {
+    retryable: false,
+    category: 'invalid_input',
+    summary: 'The message declares a schema or protocol version this node does not speak.',
+  },
+  UNKNOWN_VERB: { retryable: false, category: 'not_found', summary: 'No agent here offers that verb.' },
+  NOT_FOUND: {
+    retryable: false,
+    category: 'not_found',
+    summary: 'The named agent, job or resource does not exist.',
+  },
+  SESSION_NOT_FOUND: { retryable: false, category: 'not_found', summary: 'The session id is unknown.' },
+  CONFLICT: {
+    retryable: false,
+    category: 'conflict',
+    summary: 'The request conflicts with the current state.',
+  },
+  PRECONDITION_FAILED: {
+    retryable: false,
+    category: 'precondition',
+    summary: 'A guard condition did not hold.',
+  },
   // Authentication and signatures
-  UNAUTHORIZED: t(
-    false,
-    401,
-    -32603,
-    -32603,
-    'INVALID_INPUT_SEMANTIC',
-    'unauthorized',
-    'No valid credential was presented.',
-  ),
-  FORBIDDEN: t(
-    false,
-    403,
-    -32603,
-    -32603,
-    'INVALID_INPUT_SEMANTIC',
-    'forbidden',
-    'The credential does not allow this.',
-  ),
-  SIGNATURE_INVALID: t(
-    false,
-    401,
-    -32603,
-    -32603,
-    'INVALID_INPUT_SEMANTIC',
-    'unauthorized',
-    'The signature does not match the signed content.',
-  ),
-  SIGNATURE_DOMAIN_MISMATCH: t(
-    false,
-    401,
-    -32603,
-    -32603,
-    'INVALID_INPUT_SEMANTIC',
-    'unauthorized',
-    'The signature was made for another domain (topic or verb).',
-  ),
-  SIGNATURE_EXPIRED: t(
-    false,
-    401,
-    -32603,
-    -32603,
-    'INVALID_INPUT_SEMANTIC',
-    'unauthorized',
-    'The signed timestamp is outside the accepted window.',
-  ),
-  SIGNATURE_REPLAYED: t(
-    false,
-    401,
-    -32603,
-    -32603,
-    'INVALID_INPUT_SEMANTIC',
-    'unauthorized',
-    'The nonce was already seen inside the replay window.',
-  ),
-  SIGNER_MISMATCH: t(
-    false,
-    401,
-    -32603,
-    -32603,
-    'INVALID_INPUT_SEMANTIC',
-    'unauthorized',
-    'The `from` identity does not belong to the public key.',
-  ),
-  MALFORMED_ENVELOPE: t(
-    false,
-    400,
-    -32600,
-    -32600,
-    'INVALID_INPUT_SCHEMA',
-    'invalid_input',
-    'A signed-envelope field is missing or malformed.',
-  ),
+  UNAUTHORIZED: { retryable: false, category: 'unauthorized', summary: 'No valid credential was presented.' },
+  FORBIDDEN: { retryable: false, category: 'forbidden', summary: 'The credential does not allow this.' },
+  SIGNATURE_INVALID: {
+    retryable: false,
+    category: 'unauthorized',
+    summary: 'The signature does not match the signed content.',
+  },
+  SIGNATURE_DOMAIN_MISMATCH: {
+    retryable: false,
+    category: 'unauthorized',
+    summary: 'The signature was made for another domain (topic or verb).',
+  },
+  SIGNATURE_EXPIRED: {
+    retryable: false,
+    category: 'unauthorized',
+    summary: 'The signed timestamp is outside the accepted window.',
+  },
+  SIGNATURE_REPLAYED: {
+    retryable: false,
+    category: 'unauthorized',
+    summary: 'The nonce was already seen inside the replay window.',
+  },
+  SIGNER_MISMATCH: {
+    retryable: false,
+    category: 'unauthorized',
+    summary: 'The `from` identity does not belong to the public key.',
+  },
+  MALFORMED_ENVELOPE: {
+    retryable: false,
+    category: 'invalid_input',
+    summary: 'A signed-envelope field is missing or malformed.',
+  },
   // Resources and policy (Hyperspace −32002…−32008)
-  BUDGET_EXCEEDED: t(
-    false,
-    402,
-    -32603,
-    -32002,
-    'INVALID_INPUT_SEMANTIC',
-    'quota_exceeded',
-    'The operation would exceed the budget.',
-  ),
-  RATE_LIMITED: t(
-    true,
-    429,
-    -32603,
-    -32003,
-    'BACKEND_UNAVAILABLE',
-    'quota_exceeded',
-    'Too many requests; retry after the window resets.',
-  ),
-  SAFETY_VIOLATION: t(
-    false,
-    422,
-    -32603,
-    -32004,
-    'INVALID_INPUT_SEMANTIC',
-    'precondition',
-    'The content breaks the safety policy.',
-  ),
-  LOOP_DETECTED: t(
-    false,
-    508,
-    -32603,
-    -32005,
-    'INVALID_INPUT_SEMANTIC',
-    'precondition',
-    'A recursive loop was detected.',
-  ),
-  PEER_UNAVAILABLE: t(
-    true,
-    502,
-    -32603,
-    -32006,
-    'BACKEND_UNAVAILABLE',
-    'unavailable',
-    'The target peer or backend cannot be reached.',
-  ),
-  REPLICATION_FAILED: t(
-    true,
-    503,
-    -32603,
-    -32007,
-    'BACKEND_UNAVAILABLE',
-    'unavailable',
-    'A write did not reach its replication factor.',
-  ),
-  TRAJECTORY_REJECTED: t(
-    false,
-    422,
-    -32603,
-    -32008,
-    'INVALID_INPUT_SEMANTIC',
-    'invalid_input',
-    'The trajectory failed validation.',
-  ),
+  BUDGET_EXCEEDED: {
+    retryable: false,
+    category: 'quota_exceeded',
+    summary: 'The operation would exceed the budget.',
+  },
+  RATE_LIMITED: {
+    retryable: true,
+    category: 'quota_exceeded',
+    summary: 'Too many requests; retry after the window resets.',
+  },
+  SAFETY_VIOLATION: {
+    retryable: false,
+    category: 'precondition',
+    summary: 'The content breaks the safety policy.',
+  },
+  LOOP_DETECTED: { retryable: false, category: 'precondition', summary: 'A recursive loop was detected.' },
+  PEER_UNAVAILABLE: {
+    retryable: true,
+    category: 'unavailable',
+    summary: 'The target peer or backend cannot be reached.',
+  },
+  REPLICATION_FAILED: {
+    retryable: true,
+    category: 'unavailable',
+    summary: 'A write did not reach its replication factor.',
+  },
+  TRAJECTORY_REJECTED: {
+    retryable: false,
+    category: 'invalid_input',
+    summary: 'The trajectory failed validation.',
+  },
   // Runtime
-  TIMEOUT: t(
-    true,
-    408,
-    -32603,
-    -32603,
-    'TIMEOUT',
-    'timeout',
-    'The deadline passed before the work finished.',
-  ),
-  CANCELLED: t(false, 409, -32603, -32603, 'CANCELLED', 'conflict', 'The job was cancelled.'),
-  UNAVAILABLE: t(
-    true,
-    503,
-    -32603,
-    -32603,
-    'BACKEND_UNAVAILABLE',
-    'unavailable',
-    'A transient failure; retry with back-off.',
-  ),
-  OUT_OF_MEMORY: t(true, 507, -32603, -32603, 'OOM', 'unavailable', 'The backend ran out of memory.'),
+  TIMEOUT: { retryable: true, category: 'timeout', summary: 'The deadline passed before the work finished.' },
+  CANCELLED: { retryable: false, category: 'conflict', summary: 'The job was cancelled.' },
+  UNAVAILABLE: {
+    retryable: true,
+    category: 'unavailable',
+    summary: 'A transient failure; retry with back-off.',
+  },
+  OUT_OF_MEMORY: { retryable: true, category: 'unavailable', summary: 'The backend ran out of memory.' },
   // Versioning (seed 002 §10.3): the era is past its sunset and no longer served
-  VERB_SUNSET: t(
-    false,
-    410,
-    -32601,
-    -32601,
-    'INVALID_INPUT_SEMANTIC',
-    'not_found',
-    'The verb era is past its sunset date and no longer served; call its replacement.',
-  ),
-  INTERNAL: t(false, 500, -32603, -32603, 'UNKNOWN', 'internal', 'An unexpected failure inside Plexus.'),
+  VERB_SUNSET: {
+    retryable: false,
+    category: 'not_found',
+    summary: 'The verb era is past its sunset date and no longer served; call its replacement.',
+  },
+  INTERNAL: { retryable: false, category: 'internal', summary: 'An unexpected failure inside Plexus.' },
 } as const satisfies Record<string, ErrorTranslation>;
 
 /** The closed set of Plexus error codes. */
@@ -429,7 +251,7 @@ export class PlexusError extends Error {
     this.hints = init.hints;
   }
 
-  /** The translation row of this error's code. */
+  /** The face-independent row of this error's code (retryable default, category, summary). */
   get translation(): ErrorTranslation {
     return ERROR_TABLE[this.code];
   }
@@ -465,132 +287,4 @@ export function toPlexusError(thrown: unknown): PlexusError {
   if (thrown instanceof PlexusError) return thrown;
   const message = thrown instanceof Error ? thrown.message : String(thrown);
   return new PlexusError('INTERNAL', message, { cause: thrown });
-}
-
-/** The standard message of each JSON-RPC 2.0 error code (spec §5.1). */
-export const JSONRPC_STANDARD_MESSAGES: Readonly<Record<number, string>> = {
-  [-32700]: 'Parse error',
-  [-32600]: 'Invalid Request',
-  [-32601]: 'Method not found',
-  [-32602]: 'Invalid params',
-  [-32603]: 'Internal error',
-};
-
-/** The Hyperspace application error names (seed 003 §8). */
-export const HYPERSPACE_ERROR_NAMES: Readonly<Record<number, string>> = {
-  [-32001]: 'Session Not Found',
-  [-32002]: 'Budget Exceeded',
-  [-32003]: 'Rate Limited',
-  [-32004]: 'Safety Violation',
-  [-32005]: 'Loop Detected',
-  [-32006]: 'Peer Unavailable',
-  [-32007]: 'Replication Failed',
-  [-32008]: 'Trajectory Rejected',
-};
-
-/** The ESRP code → HTTP status and retryable flag (ESRP spec table, D5). */
-export const ESRP_ERROR_TABLE: Readonly<
-  Record<EsrpErrorCode, { readonly http: number; readonly retryable: boolean }>
-> = {
-  BACKEND_UNAVAILABLE: { http: 502, retryable: true },
-  TIMEOUT: { http: 408, retryable: true },
-  OOM: { http: 507, retryable: true },
-  INVALID_INPUT_SCHEMA: { http: 400, retryable: false },
-  INVALID_INPUT_SEMANTIC: { http: 400, retryable: false },
-  INVALID_INPUT_SIZE: { http: 413, retryable: false },
-  CANCELLED: { http: 409, retryable: false },
-  UNKNOWN: { http: 500, retryable: false },
-};
-
-/** The Plexus code an incoming ESRP error code is read as. */
-export const ESRP_TO_PLEXUS: Readonly<Record<EsrpErrorCode, PlexusErrorCode>> = {
-  BACKEND_UNAVAILABLE: 'PEER_UNAVAILABLE',
-  TIMEOUT: 'TIMEOUT',
-  OOM: 'OUT_OF_MEMORY',
-  INVALID_INPUT_SCHEMA: 'INVALID_PARAMS',
-  INVALID_INPUT_SEMANTIC: 'INVALID_SEMANTIC',
-  INVALID_INPUT_SIZE: 'INPUT_TOO_LARGE',
-  CANCELLED: 'CANCELLED',
-  UNKNOWN: 'INTERNAL',
-};
-
-/**
- * The Plexus code an incoming JSON-RPC error code is read as (standard codes and the
- * Hyperspace range); anything else becomes `INTERNAL`.
- */
-export function plexusCodeFromJsonRpc(code: number): PlexusErrorCode {
-  switch (code) {
-    case -32700:
-      return 'PARSE_ERROR';
-    case -32600:
-      return 'INVALID_REQUEST';
-    case -32601:
-      return 'UNKNOWN_VERB';
-    case -32602:
-      return 'INVALID_PARAMS';
-    case -32001:
-      return 'SESSION_NOT_FOUND';
-    case -32002:
-      return 'BUDGET_EXCEEDED';
-    case -32003:
-      return 'RATE_LIMITED';
-    case -32004:
-      return 'SAFETY_VIOLATION';
-    case -32005:
-      return 'LOOP_DETECTED';
-    case -32006:
-      return 'PEER_UNAVAILABLE';
-    case -32007:
-      return 'REPLICATION_FAILED';
-    case -32008:
-      return 'TRAJECTORY_REJECTED';
-    default:
-      return 'INTERNAL';
-  }
-}
-
-/**
- * The Plexus code an incoming HTTP status (or Emergence `ERROR.data.code`) is read as.
- * Unknown 4xx become `INVALID_REQUEST`, unknown 5xx `UNAVAILABLE` when 502–504 else `INTERNAL`.
- */
-export function plexusCodeFromHttp(status: number): PlexusErrorCode {
-  switch (status) {
-    case 400:
-      return 'INVALID_REQUEST';
-    case 401:
-      return 'UNAUTHORIZED';
-    case 402:
-      return 'BUDGET_EXCEEDED';
-    case 403:
-      return 'FORBIDDEN';
-    case 404:
-      return 'NOT_FOUND';
-    case 408:
-      return 'TIMEOUT';
-    case 409:
-      return 'CONFLICT';
-    case 410:
-      return 'VERB_SUNSET';
-    case 412:
-      return 'PRECONDITION_FAILED';
-    case 413:
-      return 'INPUT_TOO_LARGE';
-    case 422:
-      return 'INVALID_SEMANTIC';
-    case 429:
-      return 'RATE_LIMITED';
-    case 501:
-      return 'UNKNOWN_VERB';
-    case 502:
-      return 'PEER_UNAVAILABLE';
-    case 503:
-    case 504:
-      return 'UNAVAILABLE';
-    case 507:
-      return 'OUT_OF_MEMORY';
-    case 508:
-      return 'LOOP_DETECTED';
-    default:
-      return status >= 400 && status < 500 ? 'INVALID_REQUEST' : 'INTERNAL';
-  }
 }

@@ -24,6 +24,26 @@ export interface Principal {
 export type InvocationMode = 'sync' | 'async';
 
 /**
+ * The names a face may give itself in an {@link InvocationContext}, one key each. The runtime
+ * declares `internal`; every face declares its own name where it is defined, by declaration
+ * merging, so `runtime/` never imports a face:
+ *
+ * @example
+ * declare module '../../runtime/context.js' {
+ *   interface FaceNames {
+ *     readonly esrp: true;
+ *   }
+ * }
+ */
+export interface FaceNames {
+  /** A call the node makes on its own behalf (a route, a primitive, a queued retry). */
+  readonly internal: true;
+}
+
+/** The name of a registered face: a key of {@link FaceNames}. */
+export type FaceName = keyof FaceNames;
+
+/**
  * Everything a face knows about a request that the Envelope does not carry.
  *
  * @example
@@ -31,8 +51,8 @@ export type InvocationMode = 'sync' | 'async';
  *   transport: { remoteAddress: '127.0.0.1' }, payloadHash: '9f86…', timeoutMs: 60000 }
  */
 export interface InvocationContext {
-  /** The face that decoded the request: `esrp`, `emergence`, `jsonrpc`, `nova`, `mcp`, `a2a`, `internal`. */
-  readonly face: string;
+  /** The face that decoded the request (`esrp`, `emergence`, `hyperspace`, `peer`, `internal`, …). */
+  readonly face: FaceName;
   /** The authenticated caller; absent when the request carried no valid credential. */
   readonly principal?: Principal;
   /** Transport metadata for audit (remote address, connection id, user agent). */

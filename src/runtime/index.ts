@@ -16,7 +16,15 @@ export {
   type RestartPolicy,
   type RestartStrategy,
 } from './agent.js';
-export type { HandlerContext, InvocationContext, InvocationMode, Principal, VerbHandler } from './context.js';
+export type {
+  FaceName,
+  FaceNames,
+  HandlerContext,
+  InvocationContext,
+  InvocationMode,
+  Principal,
+  VerbHandler,
+} from './context.js';
 export {
   DEFAULT_MAX_TIMEOUT_MS,
   DEFAULT_TIMEOUT_MS,

@@ -26,6 +26,13 @@ import type { AgentSpec } from './verb.js';
 import { verbInfosOf, type VerbInfo } from './verb-info.js';
 import { reportWarnings } from './warnings.js';
 
+declare module '../runtime/context.js' {
+  interface FaceNames {
+    /** Calls made in-process through the SDK (`plexus.invoke`). */
+    readonly sdk: true;
+  }
+}
+
 /** Where an SDK instance runs: a started node, or a runtime with its (started) log. */
 export type PlexusInit =
   | { readonly node: Node; readonly caller?: string }

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { resultOfOutputs } from '../wire/esrp/outputs.js';
 import { normalizeUuid } from '../core/esrp/uuid.js';
-import { PlexusError, isPlexusErrorCode, plexusCodeFromHttp } from '../core/errors.js';
+import { PlexusError, isPlexusErrorCode } from '../core/errors.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.js';
 import type { AgentCard } from '../core/records/agent-card.js';
 import { esrpTargetOfCallName } from '../core/verb-alias.js';
@@ -22,6 +22,7 @@ import { childTraceparent } from './trace-context.js';
 import type { CallResult, InvokeOptions } from './verb-context.js';
 import { verbInfosOf, type VerbInfo } from './verb-info.js';
 import { esrpWarningsOf, reportWarnings } from './warnings.js';
+import { plexusCodeFromHttp } from '../transports/http/http-status.js';
 
 /** Options of {@link remoteClient}. */
 export interface RemoteClientInit {

@@ -9,9 +9,10 @@ import {
   recoveryFields,
   traceIdOfTraceparent,
 } from '../../src/core/error-recovery.js';
-import { ERROR_CODES, ERROR_TABLE, PlexusError, plexusCodeFromHttp } from '../../src/core/errors.js';
+import { ERROR_CODES, ERROR_TABLE, PlexusError } from '../../src/core/errors.js';
 import { ERROR_DATA_SCHEMA } from '../../src/core/records/schema-parts.js';
 import { schemaValidator } from '../../src/core/schema-validator.js';
+import { HTTP_STATUS, plexusCodeFromHttp } from '../../src/transports/http/http-status.js';
 
 describe('error hint defaults', () => {
   it('gives every code a suggested action, and a retry delay exactly to the retryable ones', () => {
@@ -23,7 +24,7 @@ describe('error hint defaults', () => {
   });
 
   it('maps VERB_SUNSET to HTTP 410 and back, category not_found', () => {
-    expect(ERROR_TABLE.VERB_SUNSET.http).toBe(410);
+    expect(HTTP_STATUS.VERB_SUNSET).toBe(410);
     expect(plexusCodeFromHttp(410)).toBe('VERB_SUNSET');
     expect(ERROR_TABLE.VERB_SUNSET.category).toBe('not_found');
   });

@@ -2,16 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   ERROR_CODES,
   ERROR_TABLE,
-  ESRP_ERROR_TABLE,
-  ESRP_TO_PLEXUS,
-  HYPERSPACE_ERROR_NAMES,
-  JSONRPC_STANDARD_MESSAGES,
   PlexusError,
   isPlexusErrorCode,
-  plexusCodeFromHttp,
-  plexusCodeFromJsonRpc,
   toPlexusError,
 } from '../../src/core/errors.js';
+import { JSONRPC_ERRORS } from '../../src/wire/jsonrpc/error-table.js';
 
 describe('PlexusError', () => {
   it('carries its code, message, default retryable and cause', () => {
@@ -21,7 +16,7 @@ describe('PlexusError', () => {
     expect(e.code).toBe('PEER_UNAVAILABLE');
     expect(e.retryable).toBe(true);
     expect(e.cause).toBe(cause);
-    expect(e.translation.hyperspace).toBe(-32006);
+    expect(JSONRPC_ERRORS[e.code].hyperspace).toBe(-32006);
   });
 
   it('lets retryable be overridden', () => {
@@ -62,61 +57,56 @@ describe('PlexusError', () => {
   });
 });
 
-describe('error mapping tables', () => {
+describe('the face-independent error table', () => {
   it('has a complete row for every code', () => {
     for (const code of ERROR_CODES) {
       const row = ERROR_TABLE[code];
       expect(isPlexusErrorCode(code)).toBe(true);
-      expect(row.http).toBeGreaterThanOrEqual(400);
-      expect(row.http).toBeLessThan(600);
-      expect(row.jsonrpc).toBeLessThanOrEqual(-32600);
-      expect(row.jsonrpc).toBeGreaterThanOrEqual(-32700);
-      expect(JSONRPC_STANDARD_MESSAGES[row.jsonrpc]).toBeDefined();
-      expect(row.hyperspace === row.jsonrpc || HYPERSPACE_ERROR_NAMES[row.hyperspace] !== undefined).toBe(
-        true,
-      );
-      expect(ESRP_ERROR_TABLE[row.esrp]).toBeDefined();
-      expect(Number.isInteger(row.emergence)).toBe(true);
       expect(row.summary.length).toBeGreaterThan(10);
     }
     expect(isPlexusErrorCode('NOT_A_CODE')).toBe(false);
     expect(isPlexusErrorCode('toString')).toBe(false);
   });
 
-  it('maps each Hyperspace code −32001…−32008 to a distinct Plexus code and back', () => {
-    for (let code = -32001; code >= -32008; code--) {
-      const plexus = plexusCodeFromJsonRpc(code);
-      expect(ERROR_TABLE[plexus].hyperspace).toBe(code);
-    }
-  });
-
-  it('maps the JSON-RPC standard codes both ways', () => {
-    expect(ERROR_TABLE[plexusCodeFromJsonRpc(-32700)].jsonrpc).toBe(-32700);
-    expect(ERROR_TABLE[plexusCodeFromJsonRpc(-32600)].jsonrpc).toBe(-32600);
-    expect(ERROR_TABLE[plexusCodeFromJsonRpc(-32601)].jsonrpc).toBe(-32601);
-    expect(ERROR_TABLE[plexusCodeFromJsonRpc(-32602)].jsonrpc).toBe(-32602);
-    expect(plexusCodeFromJsonRpc(-32603)).toBe('INTERNAL');
-    expect(plexusCodeFromJsonRpc(12345)).toBe('INTERNAL');
-  });
-
-  it('maps every ESRP code to a Plexus code that maps back to it, with the ESRP retryable flag', () => {
-    for (const [esrp, plexus] of Object.entries(ESRP_TO_PLEXUS)) {
-      expect(ERROR_TABLE[plexus].esrp).toBe(esrp);
-      expect(ERROR_TABLE[plexus].retryable).toBe(
-        ESRP_ERROR_TABLE[esrp as keyof typeof ESRP_ERROR_TABLE].retryable,
-      );
-    }
-    expect(Object.keys(ESRP_ERROR_TABLE)).toHaveLength(8); // D5's seven and CANCELLED (issue 11, item 14)
-  });
-
-  it('answers an unknown Emergence verb with 501 and maps HTTP statuses back', () => {
-    expect(ERROR_TABLE.UNKNOWN_VERB.emergence).toBe(501);
-    expect(plexusCodeFromHttp(501)).toBe('UNKNOWN_VERB');
-    expect(plexusCodeFromHttp(429)).toBe('RATE_LIMITED');
-    expect(plexusCodeFromHttp(418)).toBe('INVALID_REQUEST');
-    expect(plexusCodeFromHttp(599)).toBe('INTERNAL');
-    for (const status of [400, 401, 402, 403, 404, 408, 409, 412, 413, 429, 502, 507, 508]) {
-      expect(ERROR_TABLE[plexusCodeFromHttp(status)].http).toBe(status);
+  it('keeps the retryable defaults and categories the one table had before the faces took their columns', () => {
+    const golden = {
+      PARSE_ERROR: { retryable: false, category: 'invalid_input' },
+      INVALID_REQUEST: { retryable: false, category: 'invalid_input' },
+      INVALID_PARAMS: { retryable: false, category: 'invalid_input' },
+      INVALID_SEMANTIC: { retryable: false, category: 'invalid_input' },
+      INPUT_TOO_LARGE: { retryable: false, category: 'invalid_input' },
+      VERSION_MISMATCH: { retryable: false, category: 'invalid_input' },
+      UNKNOWN_VERB: { retryable: false, category: 'not_found' },
+      NOT_FOUND: { retryable: false, category: 'not_found' },
+      SESSION_NOT_FOUND: { retryable: false, category: 'not_found' },
+      CONFLICT: { retryable: false, category: 'conflict' },
+      PRECONDITION_FAILED: { retryable: false, category: 'precondition' },
+      UNAUTHORIZED: { retryable: false, category: 'unauthorized' },
+      FORBIDDEN: { retryable: false, category: 'forbidden' },
+      SIGNATURE_INVALID: { retryable: false, category: 'unauthorized' },
+      SIGNATURE_DOMAIN_MISMATCH: { retryable: false, category: 'unauthorized' },
+      SIGNATURE_EXPIRED: { retryable: false, category: 'unauthorized' },
+      SIGNATURE_REPLAYED: { retryable: false, category: 'unauthorized' },
+      SIGNER_MISMATCH: { retryable: false, category: 'unauthorized' },
+      MALFORMED_ENVELOPE: { retryable: false, category: 'invalid_input' },
+      BUDGET_EXCEEDED: { retryable: false, category: 'quota_exceeded' },
+      RATE_LIMITED: { retryable: true, category: 'quota_exceeded' },
+      SAFETY_VIOLATION: { retryable: false, category: 'precondition' },
+      LOOP_DETECTED: { retryable: false, category: 'precondition' },
+      PEER_UNAVAILABLE: { retryable: true, category: 'unavailable' },
+      REPLICATION_FAILED: { retryable: true, category: 'unavailable' },
+      TRAJECTORY_REJECTED: { retryable: false, category: 'invalid_input' },
+      TIMEOUT: { retryable: true, category: 'timeout' },
+      CANCELLED: { retryable: false, category: 'conflict' },
+      UNAVAILABLE: { retryable: true, category: 'unavailable' },
+      OUT_OF_MEMORY: { retryable: true, category: 'unavailable' },
+      VERB_SUNSET: { retryable: false, category: 'not_found' },
+      INTERNAL: { retryable: false, category: 'internal' },
+    };
+    expect(Object.keys(ERROR_TABLE)).toEqual(Object.keys(golden));
+    for (const code of ERROR_CODES) {
+      const { retryable, category } = ERROR_TABLE[code];
+      expect({ code, retryable, category }).toEqual({ code, ...golden[code] });
     }
   });
 

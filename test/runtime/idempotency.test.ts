@@ -203,7 +203,12 @@ describe('runtime idempotency', () => {
     const c = counting();
     let clock = Date.now();
     h = await startRuntime({ agents: [c.definition], now: () => clock }); // window 10 min
-    const context = { face: 'test', idempotencyKey: 'short', idempotencyWindowMs: 0, timeoutMs: 5000 };
+    const context = {
+      face: 'test' as const,
+      idempotencyKey: 'short',
+      idempotencyWindowMs: 0,
+      timeoutMs: 5000,
+    };
     await h.runtime.invoke(request('demo.count', { x: 1 }), context);
     clock += 3000; // inside the 5 s timeout
     expect((await h.runtime.invoke(request('demo.count', { x: 1 }), context)).duplicate).toBe(true);

@@ -18,6 +18,7 @@ import {
   type Resolution,
 } from '../../src/runtime/index.js';
 import { cap, card, request } from './helpers.js';
+import { ESRP_ERRORS } from '../../src/wire/esrp/error-table.js';
 
 function thrown(fn: () => unknown): PlexusError {
   try {
@@ -94,7 +95,7 @@ describe('validateInputStep', () => {
       validateInputStep(resolution('agent', 'a'), { text: '', count: 0, extra: true }),
     );
     expect(error.code).toBe('INVALID_PARAMS');
-    expect(error.translation.esrp).toBe('INVALID_INPUT_SCHEMA');
+    expect(ESRP_ERRORS[error.code]).toBe('INVALID_INPUT_SCHEMA');
     const pointers = (error.details?.['problems'] as { pointer: string }[]).map((p) => p.pointer).sort();
     expect(pointers).toEqual(['/count', '/extra', '/text']);
   });
@@ -244,7 +245,7 @@ describe('pre-effects', () => {
     const call = {
       jobId: 'j',
       envelope: request('demo.echo', 1),
-      context: { face: 'x' },
+      context: { face: 'x' as const },
       principal: undefined,
       resolution: resolution('agent', 'a'),
       mode: 'sync' as const,

@@ -55,7 +55,7 @@ describe('bindTenant', () => {
 
   it('keeps the claim of unauthenticated and in-process calls, dev-mode anonymous callers and trusted peers', () => {
     const esrp = (principal?: Principal) => ({
-      face: 'esrp',
+      face: 'esrp' as const,
       ...(principal === undefined ? {} : { principal }),
     });
     expect(bindTenant(request('acme'), esrp()).tenantId).toBe('acme');

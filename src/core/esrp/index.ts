@@ -16,6 +16,7 @@ export {
   type EsrpContext,
   type EsrpEncoding,
   type EsrpError,
+  type EsrpErrorCode,
   type EsrpInput,
   type EsrpJob,
   type EsrpJobState,
@@ -38,6 +39,7 @@ export {
   validateEsrpRequest,
   type EsrpReadResult,
 } from './request.js';
+export { ESRP_ERROR_TABLE, type EsrpErrorRow } from './error-table.js';
 export { parseEsrpResponse, readEsrpResponse, validateEsrpResponse } from './response.js';
 export { derivePayloadHash, payloadHash, payloadObject } from './payload-hash.js';
 export {

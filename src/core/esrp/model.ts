@@ -3,7 +3,6 @@
  * crate esrp-core) reads them: field names are the wire names, optional fields are absent
  * rather than `null`, and the reference's defaults are filled in.
  */
-import type { EsrpErrorCode } from '../errors.js';
 import type { EsrpJsonValue } from '../canonical/esrp.js';
 
 /** The ESRP protocol version Plexus writes. */
@@ -42,7 +41,12 @@ export const ESRP_ERROR_CODES = [
   'INVALID_INPUT_SIZE',
   'CANCELLED',
   'UNKNOWN',
-] as const satisfies readonly EsrpErrorCode[];
+] as const;
+/**
+ * One of {@link ESRP_ERROR_CODES}: the seed's five, D5's two, and `CANCELLED` for a cancelled
+ * job (docs/decisions/traces-and-errors.md), which is no failure of the backend.
+ */
+export type EsrpErrorCode = (typeof ESRP_ERROR_CODES)[number];
 
 /** Retry strategies an ESRP error may suggest. */
 export const ESRP_RETRY_STRATEGIES = ['exponential', 'linear', 'immediate'] as const;

@@ -6,7 +6,7 @@
  * may have a fraction (the reference types it f64) and free-form `metadata` / `details` may
  * hold any finite number.
  */
-import { ESRP_ERROR_TABLE } from '../errors.js';
+import { ESRP_ERROR_TABLE } from './error-table.js';
 import { childPointer, type Problem } from '../problem.js';
 import { isSha256Hex } from '../hash.js';
 import {

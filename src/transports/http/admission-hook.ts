@@ -10,14 +10,12 @@
  * An asynchronous submission keeps the node's share of its slot until its job ends
  * ({@link keepSlotUntil}), so `POST /v1/jobs` cannot start unbounded work.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { PlexusError } from '../../core/errors.js';
 import type { Admission, AdmissionSlot } from '../admission.js';
-import { sendPeerRefusal } from '../peer/peer-refusal.js';
-import { sendFaceError } from './face-errors.js';
 import { faceOfRequest } from './faces.js';
-import { isPeerUrl } from './framework-errors.js';
+import { sendErrorForUrl } from './framework-errors.js';
 
 /** Routes whose requests take no slot: the health probes and job event streams (SSE). */
 const UNCOUNTED_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/v1/jobs/:id/events']);
@@ -44,18 +42,6 @@ export function keepSlotUntil(request: FastifyRequest, done: Promise<unknown>): 
   done.then(release, release);
 }
 
-function refuse(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  error: PlexusError,
-  nodeId: string,
-): FastifyReply {
-  if (isPeerUrl(request.url)) {
-    return sendPeerRefusal(reply, error);
-  }
-  return sendFaceError(reply, faceOfRequest(request), error, { nodeId });
-}
-
 /**
  * Adds the admission hook to `app`. Call it before the faces are registered: a root hook
  * covers the routes of every face registered after it.
@@ -72,7 +58,7 @@ export function registerAdmission(app: FastifyInstance, gate: Admission, nodeId:
       slot = gate.admit(request.raw.socket);
     } catch (error) {
       if (!(error instanceof PlexusError)) throw error;
-      refuse(request, reply, error, nodeId);
+      sendErrorForUrl(request, reply, error, nodeId, faceOfRequest(request));
       return;
     }
     const entry: HeldSlot = { slot, kept: false };

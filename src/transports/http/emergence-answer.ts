@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { BROADCAST, type Envelope } from '../../core/envelope.js';
 import { recoveryFields } from '../../core/error-recovery.js';
 import { agenteseRefusalOf } from '../../core/refusal.js';
-import { ERROR_TABLE, PlexusError, isPlexusErrorCode, type ErrorData } from '../../core/errors.js';
+import { PlexusError, isPlexusErrorCode, type ErrorData } from '../../core/errors.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.js';
 import { WARNINGS_EXTENSION, warningsOf, type EraWarning } from '../../runtime/pipeline/era.js';
 import { encodeEmergence } from '../../wire/emergence/codec.js';
@@ -22,6 +22,7 @@ import { UUID_V4_PATTERN, type EmergenceMessage } from '../../wire/emergence/mes
 import { emergenceDone, emergenceErrorReply } from '../../wire/emergence/reply.js';
 import { errorDataOf } from './esrp-answer.js';
 import { deprecationHeaders, retryAfterHeader } from './http-deprecation.js';
+import { EMERGENCE_ERRORS } from '../../wire/emergence/error-table.js';
 
 /** The `to` of an ERROR whose request named no usable sender. */
 export const UNKNOWN_PEER = 'unknown';
@@ -79,9 +80,9 @@ function headersMember(
   return Object.keys(headers).length === 0 ? {} : { headers };
 }
 
-/** The HTTP status of an Emergence ERROR: its `data.code` (`ERROR_TABLE[code].emergence`). */
+/** The HTTP status of an Emergence ERROR: its `data.code` (`EMERGENCE_ERRORS[code]`). */
 export function emergenceHttpStatus(error: PlexusError | ErrorData): number {
-  return isPlexusErrorCode(error.code) ? ERROR_TABLE[error.code].emergence : 500;
+  return isPlexusErrorCode(error.code) ? EMERGENCE_ERRORS[error.code] : 500;
 }
 
 function usable(value: unknown): value is string {

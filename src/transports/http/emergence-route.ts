@@ -32,6 +32,13 @@ import type { FaceRouteConfig } from './faces.js';
 /** The route config of the Emergence route. */
 export const EMERGENCE_ROUTE: { readonly config: FaceRouteConfig } = { config: { face: 'emergence' } };
 
+declare module '../../runtime/context.js' {
+  interface FaceNames {
+    /** Requests decoded by the Emergence face (`POST /emergence`). */
+    readonly emergence: true;
+  }
+}
+
 /** The prefix of the idempotency key of a HELP (`emergence:<message id>`). */
 export const EMERGENCE_IDEMPOTENCY_PREFIX = 'emergence:';
 

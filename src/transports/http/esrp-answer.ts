@@ -12,7 +12,6 @@
 import type { Envelope } from '../../core/envelope.js';
 import {
   ERROR_TABLE,
-  ESRP_ERROR_TABLE,
   PlexusError,
   isPlexusErrorCode,
   type ErrorData,
@@ -31,6 +30,9 @@ import { eraWarnings, warningsOf, type EraWarning } from '../../runtime/pipeline
 import type { Registry } from '../../runtime/registry.js';
 import type { Invocation } from '../../runtime/runtime-types.js';
 import { deprecationHeaders, retryAfterHeader } from './http-deprecation.js';
+import { ESRP_ERROR_TABLE } from '../../core/esrp/error-table.js';
+import { ESRP_ERRORS } from '../../wire/esrp/error-table.js';
+import { HTTP_STATUS } from './http-status.js';
 
 /** The `request_id` of an answer that answers no identifiable ESRP request (the nil UUID). */
 export const NIL_REQUEST_ID = '00000000-0000-0000-0000-000000000000';
@@ -174,7 +176,7 @@ export function errorDataOf(value: unknown): ErrorData {
 
 /**
  * The ESRP `error` object of a Plexus error: the ESRP code of its Plexus code
- * (`ERROR_TABLE[code].esrp`), `retryable` as the ESRP table says for that code,
+ * (`ESRP_ERRORS[code]`), `retryable` as the ESRP table says for that code,
  * `retry_after_ms` when the error is retryable and has a delay, and `details` = the error's
  * details plus `plexus_code` (so a client can tell `UNKNOWN_VERB` from `NOT_FOUND`, which
  * share `INVALID_INPUT_SEMANTIC`) and the recovery fields of seed 002 §8.2 (`category`,
@@ -186,7 +188,7 @@ export function esrpErrorOf(
   warnings: readonly EraWarning[] = [],
 ): JsonObject {
   const data = error instanceof PlexusError ? error.toData() : error;
-  const code = isPlexusErrorCode(data.code) ? ERROR_TABLE[data.code].esrp : 'UNKNOWN';
+  const code = isPlexusErrorCode(data.code) ? ESRP_ERRORS[data.code] : 'UNKNOWN';
   const retryable = ESRP_ERROR_TABLE[code].retryable;
   // the hints follow what this answer says: ESRP's retryable flag is its code's
   const recovery = recoveryFields({ ...data, retryable });
@@ -198,9 +200,9 @@ export function esrpErrorOf(
   return out;
 }
 
-/** The HTTP status of a Plexus error on the ESRP face: `ERROR_TABLE[code].http`. */
+/** The HTTP status of a Plexus error on the ESRP face: `HTTP_STATUS[code]`. */
 export function esrpHttpStatus(code: PlexusErrorCode): number {
-  return ERROR_TABLE[code].http;
+  return HTTP_STATUS[code];
 }
 
 /**

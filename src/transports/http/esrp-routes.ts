@@ -32,6 +32,13 @@ import type { FaceRouteConfig } from './faces.js';
 /** The route config of every ESRP route. */
 export const ESRP_ROUTE: { readonly config: FaceRouteConfig } = { config: { face: 'esrp' } };
 
+declare module '../../runtime/context.js' {
+  interface FaceNames {
+    /** Requests decoded by the ESRP face (`/v1/execute`, `/v1/jobs`). */
+    readonly esrp: true;
+  }
+}
+
 /** A decoded ESRP request, ready for the runtime. */
 export interface DecodedEsrpRequest {
   /** The typed request (the reference's typed parse). */

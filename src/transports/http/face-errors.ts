@@ -6,13 +6,14 @@
  */
 import type { FastifyReply } from 'fastify';
 import { recoveryFields } from '../../core/error-recovery.js';
-import { ERROR_TABLE, PlexusError, plexusCodeFromHttp } from '../../core/errors.js';
+import { PlexusError } from '../../core/errors.js';
 import type { JsonObject } from '../../core/json.js';
 import { bearerChallenge } from '../../security/auth/auth-error.js';
 import { emergenceFallbackError } from './emergence-answer.js';
 import { esrpErrorAnswer, esrpRequestIdOf } from './esrp-answer.js';
 import type { HttpFace } from './faces.js';
 import { retryAfterHeader } from './http-deprecation.js';
+import { HTTP_STATUS, plexusCodeFromHttp } from './http-status.js';
 
 /** What a fastify (or Node) error looks like. */
 interface HttpishError {
@@ -89,7 +90,7 @@ export function sendFaceError(
   error: PlexusError,
   context: ErrorContext,
 ): FastifyReply {
-  if (ERROR_TABLE[error.code].http === 401) reply.header('www-authenticate', bearerChallenge(error));
+  if (HTTP_STATUS[error.code] === 401) reply.header('www-authenticate', bearerChallenge(error));
   for (const [name, value] of Object.entries(retryAfterHeader(error.toData()))) reply.header(name, value);
   reply.type('application/json; charset=utf-8');
   switch (face) {
@@ -104,6 +105,6 @@ export function sendFaceError(
     }
     case 'discovery':
     case 'health':
-      return reply.code(ERROR_TABLE[error.code].http).send(plainErrorBody(error));
+      return reply.code(HTTP_STATUS[error.code]).send(plainErrorBody(error));
   }
 }

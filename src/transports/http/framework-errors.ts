@@ -10,7 +10,7 @@ import { PlexusError } from '../../core/errors.js';
 import { PEER_INVOKE_PATH } from '../peer/peer-config.js';
 import { sendPeerRefusal } from '../peer/peer-refusal.js';
 import { sendFaceError, toFaceError } from './face-errors.js';
-import { faceOfUrl } from './faces.js';
+import { faceOfUrl, type HttpFace } from './faces.js';
 
 /** The longest URL path quoted back in a message. */
 const QUOTED_PATH_CHARS = 120;
@@ -28,19 +28,22 @@ export function isPeerUrl(url: string): boolean {
 }
 
 /**
- * Sends `error` in the form of the face `request.url` belongs to (the peer route's, or
- * {@link faceOfUrl}'s), with the status of its code.
+ * Sends `error` in the form of the face `request` belongs to, with the status of its code:
+ * the peer route's form on its paths, else `face`'s — by default the face of the URL
+ * ({@link faceOfUrl}: requests that matched no route); a caller that knows the route passes
+ * `faceOfRequest(request)`.
  */
 export function sendErrorForUrl(
   request: FastifyRequest,
   reply: FastifyReply,
   error: PlexusError,
   nodeId: string,
+  face: HttpFace = faceOfUrl(request.url),
 ): FastifyReply {
   if (isPeerUrl(request.url)) {
     return sendPeerRefusal(reply, error);
   }
-  return sendFaceError(reply, faceOfUrl(request.url), error, { nodeId });
+  return sendFaceError(reply, face, error, { nodeId });
 }
 
 /**

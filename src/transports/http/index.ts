@@ -11,6 +11,7 @@ export {
   type HttpFacesSettings,
 } from './face-scope.js';
 export { HTTP_FACES, faceOfUrl, type HttpFace } from './faces.js';
+export { HTTP_STATUS, plexusCodeFromHttp } from './http-status.js';
 export {
   NIL_REQUEST_ID,
   RESULT_OUTPUT_NAME,

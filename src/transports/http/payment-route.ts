@@ -44,6 +44,13 @@ export const PAYMENT_RESPONSE_HEADER = 'x-payment-response';
 /** The face name in the invocation context of priced calls. */
 export const PAYMENT_FACE = 'http-402';
 
+declare module '../../runtime/context.js' {
+  interface FaceNames {
+    /** Priced calls of the payment route (HTTP 402). */
+    readonly 'http-402': true;
+  }
+}
+
 /** One priced route. */
 export interface PricedRoute {
   /** The URL path (`/inference`); it is also the resource its challenges are bound to. */

@@ -11,7 +11,7 @@
  * the job on the far side ran, and whether to run it again is the caller's call.
  */
 import type { Envelope } from '../../core/envelope.js';
-import { PlexusError, plexusCodeFromHttp, toPlexusError } from '../../core/errors.js';
+import { PlexusError, toPlexusError } from '../../core/errors.js';
 import type { JsonValue } from '../../core/json.js';
 import type { AgentCard } from '../../core/records/agent-card.js';
 import type { RemoteInvoker } from '../../runtime/index.js';
@@ -20,6 +20,7 @@ import { silentLogger, type Logger } from '../../core/logger.js';
 import { PEER_INVOKE_PATH, PEER_TIMEOUT_HEADER, normalizePeerUrl, type PeerConfig } from './peer-config.js';
 import { RETRYABLE_STATUSES, answerEnvelopeOf, errorDataOf, withDetails } from './peer-wire.js';
 import { abortableSleep, jittered, retrySchedule, type PeerRetryInit } from './retry.js';
+import { plexusCodeFromHttp } from '../http/http-status.js';
 
 /** Finds the peer node a remote card was learned from ({@link PeerDirectory} is one). */
 export interface PeerResolver {

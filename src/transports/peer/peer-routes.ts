@@ -25,7 +25,7 @@
 import { withServedTrace } from '../trace-headers.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Envelope } from '../../core/envelope.js';
-import { ERROR_TABLE, PlexusError, isPlexusErrorCode, toPlexusError } from '../../core/errors.js';
+import { PlexusError, isPlexusErrorCode, toPlexusError } from '../../core/errors.js';
 import { isJsonObject } from '../../core/json.js';
 import { decodeJsonText } from '../../core/bounded-json.js';
 import type { Invocation, Principal } from '../../runtime/index.js';
@@ -34,6 +34,7 @@ import { runtimePrincipal, silentLogger, type FaceComponents } from '../face-com
 import { sendPeerRefusal } from './peer-refusal.js';
 import { PEER_INVOKE_PATH, PEER_TIMEOUT_HEADER, trustSet, tryPeerDid } from './peer-config.js';
 import { RETRYABLE_STATUSES } from './peer-wire.js';
+import { HTTP_STATUS } from '../http/http-status.js';
 
 /** Options of {@link registerPeerRoutes}. */
 export interface PeerRoutesInit {
@@ -54,6 +55,13 @@ export const PEER_PRINCIPAL_KIND = 'peer';
 
 /** The face name in the invocation context of forwarded calls. */
 export const PEER_FACE = 'peer';
+
+declare module '../../runtime/context.js' {
+  interface FaceNames {
+    /** Calls forwarded by a peer node. */
+    readonly peer: true;
+  }
+}
 
 const DEFAULT_BODY_LIMIT = 1_048_576;
 
@@ -155,7 +163,7 @@ function statusOf(invocation: Invocation): number {
   }
   const { code, retryable } = envelope.data;
   if (retryable !== true || !isPlexusErrorCode(code)) return 200;
-  const status = ERROR_TABLE[code].http;
+  const status = HTTP_STATUS[code];
   return RETRYABLE_STATUSES.has(status) ? status : 200;
 }
 

@@ -3,9 +3,10 @@
  * (`{"error": ErrorData}`) and the answer envelope, read back defensively on the sending side.
  */
 import type { Envelope } from '../../core/envelope.js';
-import { ERROR_TABLE, PlexusError, isPlexusErrorCode, type ErrorData } from '../../core/errors.js';
+import { PlexusError, isPlexusErrorCode, type ErrorData } from '../../core/errors.js';
 import { isJsonObject, type JsonObject } from '../../core/json.js';
 import { validateEnvelope } from '../../core/records/envelope-schema.js';
+import { HTTP_STATUS } from '../http/http-status.js';
 
 /** The body of a refused peer request (HTTP 4xx/5xx): the Plexus error, wire-safe. */
 export interface PeerErrorBody {
@@ -17,9 +18,9 @@ export function peerErrorBody(error: PlexusError): PeerErrorBody {
   return { error: error.toData() };
 }
 
-/** The HTTP status of `error` (its row in `ERROR_TABLE`). */
+/** The HTTP status of `error` (its row in `HTTP_STATUS`). */
 export function httpStatusOf(error: PlexusError): number {
-  return ERROR_TABLE[error.code].http;
+  return HTTP_STATUS[error.code];
 }
 
 /** HTTP statuses a sender retries (D4): rate limited, bad gateway, unavailable, gateway timeout. */

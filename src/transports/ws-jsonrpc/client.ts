@@ -4,7 +4,7 @@
  * the benchmarks.
  */
 import WebSocket from 'ws';
-import { PlexusError, isPlexusErrorCode, plexusCodeFromHttp, toPlexusError } from '../../core/errors.js';
+import { PlexusError, isPlexusErrorCode, toPlexusError } from '../../core/errors.js';
 import { isJsonObject } from '../../core/json.js';
 import type { JsonObject, JsonValue } from '../../core/json.js';
 import { JSONRPC_VERSION, isJsonRpcId, jsonRpcErrorToPlexus } from '../../wire/jsonrpc/index.js';
@@ -17,6 +17,7 @@ import {
   WS_STREAM_METHOD,
 } from './protocol.js';
 import type { WsStreamChunk } from './protocol.js';
+import { plexusCodeFromHttp } from '../http/http-status.js';
 
 /** Options of {@link wsJsonRpcClient}. */
 export interface WsJsonRpcClientInit {

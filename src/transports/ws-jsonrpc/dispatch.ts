@@ -26,6 +26,13 @@ import type { WsStreamChunk } from './protocol.js';
 /** The `face` of every invocation made by this face. */
 export const HYPERSPACE_FACE = 'hyperspace';
 
+declare module '../../runtime/context.js' {
+  interface FaceNames {
+    /** Calls of the WebSocket JSON-RPC (Hyperspace) face. */
+    readonly hyperspace: true;
+  }
+}
+
 /**
  * The method of the notification that carries the deprecation warnings of a call, sent just
  * before its response (docs/decisions/eras-hints-refusals.md): `params` = `{id, warnings}`, `id` the call's id.

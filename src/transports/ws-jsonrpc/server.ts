@@ -19,6 +19,7 @@ import { openConnection } from './connection.js';
 import type { Connection } from './connection.js';
 import { WS_CLOSE_CODES, WS_JSONRPC_DEFAULTS, WS_PING_INTERVAL_BOUNDS } from './protocol.js';
 import { isFacePath, refuseUpgrade, selectProtocol, upgradeCredential, upgradeUrl } from './upgrade.js';
+import { HTTP_STATUS } from '../http/http-status.js';
 
 /** Options of {@link attachWsJsonRpc}. */
 export interface WsJsonRpcInit {
@@ -252,7 +253,7 @@ export function attachWsJsonRpc(
           logger.error({ error: refusal.message }, 'WebSocket upgrade failed');
           refuseUpgrade(
             socket,
-            refusal.translation.http >= 500 ? 503 : refusal.translation.http,
+            HTTP_STATUS[refusal.code] >= 500 ? 503 : HTTP_STATUS[refusal.code],
             {
               code: refusal.code,
               message: 'the credential could not be checked',

@@ -20,6 +20,7 @@ import {
   emergenceKindOfVerb,
   isEmergenceCoreVerb,
 } from './message.js';
+import { EMERGENCE_ERRORS } from './error-table.js';
 import type { EmergenceMessage } from './message.js';
 import { validateEmergence } from './validate.js';
 
@@ -140,7 +141,7 @@ function errorDataToWire(
     retryable: typeof retryable === 'boolean' ? retryable : ERROR_TABLE[code].retryable,
   };
   if (details !== undefined) plexus.details = details;
-  return { data: { code: ERROR_TABLE[code].emergence, msg: message }, plexus };
+  return { data: { code: EMERGENCE_ERRORS[code], msg: message }, plexus };
 }
 
 /**
@@ -150,7 +151,7 @@ function errorDataToWire(
  * whatever `envelope.verb` says (the core convention lets an answer carry its request's verb);
  * a `request` uses `envelope.verb`, which must be ALL-CAPS and not HELLO, DONE or ERROR. An
  * error envelope whose `data` is a core `ErrorData` (`{code: 'RATE_LIMITED', message,
- * retryable}`) becomes `{code: <ERROR_TABLE[code].emergence>, msg: message}`, and the Plexus
+ * retryable}`) becomes `{code: <EMERGENCE_ERRORS[code]>, msg: message}`, and the Plexus
  * code, `retryable` and `details` travel in the `_x_plexus_error` extension; one whose `data`
  * is already `{code: integer, msg}` is sent as is.
  *

@@ -2,17 +2,18 @@
  * Reading an Emergence ERROR as a {@link PlexusError}.
  */
 import type { Envelope } from '../../core/envelope.js';
-import { ERROR_TABLE, PlexusError, isPlexusErrorCode, plexusCodeFromHttp } from '../../core/errors.js';
+import { ERROR_TABLE, PlexusError, isPlexusErrorCode } from '../../core/errors.js';
 import type { ErrorData } from '../../core/errors.js';
 import { isJsonObject } from '../../core/json.js';
 import type { JsonObject } from '../../core/json.js';
+import { plexusCodeFromEmergence } from './error-table.js';
 import { PLEXUS_ERROR_EXTENSION } from './message.js';
 
 /**
  * Turns an error envelope into a {@link PlexusError}.
  *
  * For a decoded ERROR (`data` = `{code: integer, msg}`): the code is
- * `plexusCodeFromHttp(data.code)` (429 → RATE_LIMITED, 501 → UNKNOWN_VERB, …), the message is
+ * `plexusCodeFromEmergence(data.code)` (429 → RATE_LIMITED, 501 → UNKNOWN_VERB, …), the message is
  * `msg`, `retryable` the code's default, and `details` `{emergenceCode: data.code}`. When the
  * ERROR came from a Plexus peer it carries `_x_plexus_error` `{code, retryable, details?}`;
  * a well-formed one wins, so the original Plexus error comes back exactly. An envelope whose
@@ -48,5 +49,5 @@ export function emergenceErrorToPlexus(envelope: Envelope): PlexusError {
       : new PlexusError(plexus.code, data.msg, { retryable });
   }
   const details: JsonObject = { emergenceCode: data.code };
-  return new PlexusError(plexusCodeFromHttp(data.code), data.msg, { details });
+  return new PlexusError(plexusCodeFromEmergence(data.code), data.msg, { details });
 }

@@ -4,6 +4,7 @@
 export { createEmergenceCodec, decodeEmergence, emergenceCodec, encodeEmergence } from './codec.js';
 export type { EmergenceCodecInit } from './codec.js';
 export { emergenceErrorToPlexus } from './error.js';
+export { EMERGENCE_ERRORS, plexusCodeFromEmergence } from './error-table.js';
 export {
   EMERGENCE_EXTENSION_PREFIX,
   EMERGENCE_KEYS,

@@ -13,15 +13,9 @@
  *   `outputs` / `artifacts` and `job` go under `_x_esrp_*` extensions.
  */
 import type { Envelope } from '../../core/envelope.js';
-import {
-  ERROR_TABLE,
-  ESRP_ERROR_TABLE,
-  ESRP_TO_PLEXUS,
-  isPlexusErrorCode,
-  PlexusError,
-  type EsrpErrorCode,
-} from '../../core/errors.js';
-import { ESRP_ERROR_CODES, type EsrpResponse } from '../../core/esrp/model.js';
+import { isPlexusErrorCode, PlexusError } from '../../core/errors.js';
+import { ESRP_ERROR_TABLE } from '../../core/esrp/error-table.js';
+import { ESRP_ERROR_CODES, type EsrpErrorCode, type EsrpResponse } from '../../core/esrp/model.js';
 import { invalidDocument } from '../../core/esrp/request.js';
 import { readEsrpResponse } from '../../core/esrp/response.js';
 import { esrpVersionProblem } from '../../core/esrp/rules.js';
@@ -30,6 +24,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.j
 import type { Problem } from '../../core/problem.js';
 import type { WireCodec } from '../codec.js';
 import { esrpDecodeError } from './decode-error.js';
+import { ESRP_ERRORS, ESRP_TO_PLEXUS } from './error-table.js';
 import { ESRP_EXTENSIONS as X } from './extensions.js';
 import { recordToJson, toEnvelopeJson } from './json-value.js';
 
@@ -57,7 +52,7 @@ export function decodeEsrpResponse(input: unknown): Envelope {
  * Encodes a `response` or `error` Envelope as an ESRP response (plain JSON; `outputs` and
  * `artifacts` always present). A `response` whose `data` is not ESRP-shaped
  * (`{status, outputs, ...}`) becomes one `application/json` output named `result`; an
- * `error` from another face takes the ESRP code of its Plexus code (`ERROR_TABLE[code].esrp`).
+ * `error` from another face takes the ESRP code of its Plexus code (`ESRP_ERRORS[code]`).
  *
  * @throws PlexusError `INVALID_PARAMS` when the envelope is another kind, neither
  *   `correlationId` nor `id` is a UUID, or a field cannot be written in ESRP (`details.problems`).
@@ -189,6 +184,6 @@ function errorBody(data: JsonValue, ext: JsonObject): Record<string, unknown> {
 function esrpCodeOf(saved: JsonValue | undefined, plexus: JsonValue | undefined): EsrpErrorCode {
   if (typeof saved === 'string' && (ESRP_ERROR_CODES as readonly string[]).includes(saved))
     return saved as EsrpErrorCode;
-  if (isPlexusErrorCode(plexus)) return ERROR_TABLE[plexus].esrp;
+  if (isPlexusErrorCode(plexus)) return ESRP_ERRORS[plexus];
   return 'UNKNOWN';
 }

@@ -15,7 +15,8 @@
  * ErrorData `details` when it is an object, else the `_x_jsonrpc_error_data` extension.
  */
 import type { Envelope } from '../../core/envelope.js';
-import { PlexusError, isPlexusErrorCode, plexusCodeFromJsonRpc } from '../../core/errors.js';
+import { PlexusError, isPlexusErrorCode } from '../../core/errors.js';
+import { plexusCodeFromJsonRpc } from './error-table.js';
 import type { PlexusErrorCode } from '../../core/errors.js';
 import { isJsonObject } from '../../core/json.js';
 import type { JsonObject, JsonValue } from '../../core/json.js';
@@ -196,7 +197,7 @@ function encodeError(envelope: Envelope, init: JsonRpcCodecInit, problems: Probl
  * carried; neither is the id of a notification.
  *
  * An error envelope re-encodes exactly when it carries `_x_jsonrpc_code` (it was decoded from
- * JSON-RPC); an error born in Plexus gets its code from `ERROR_TABLE` (`init.codes`), the
+ * JSON-RPC); an error born in Plexus gets its code from `JSONRPC_ERRORS` (`init.codes`), the
  * spec's standard message for standard codes, and its `details` as `data`.
  *
  * @throws PlexusError `INVALID_PARAMS` with `details.problems` when the envelope cannot be a

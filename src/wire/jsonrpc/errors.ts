@@ -1,16 +1,11 @@
 /**
  * Between Plexus errors and JSON-RPC error objects (DESIGN D10).
  */
-import {
-  ERROR_TABLE,
-  JSONRPC_STANDARD_MESSAGES,
-  PlexusError,
-  isPlexusErrorCode,
-  plexusCodeFromJsonRpc,
-} from '../../core/errors.js';
+import { ERROR_TABLE, PlexusError, isPlexusErrorCode } from '../../core/errors.js';
 import type { ErrorData } from '../../core/errors.js';
 import { isJsonObject } from '../../core/json.js';
 import type { JsonObject, JsonValue } from '../../core/json.js';
+import { JSONRPC_ERRORS, JSONRPC_STANDARD_MESSAGES, plexusCodeFromJsonRpc } from './error-table.js';
 import type { JsonRpcErrorObject } from './message.js';
 
 /**
@@ -34,7 +29,7 @@ export interface JsonRpcErrorInit {
 }
 
 /**
- * The JSON-RPC error object for a Plexus error: `code` from `ERROR_TABLE[code].jsonrpc` (or
+ * The JSON-RPC error object for a Plexus error: `code` from `JSONRPC_ERRORS[code].jsonrpc` (or
  * `.hyperspace`), `message` the spec's standard text for the five standard codes
  * (JSONRPC_STANDARD_MESSAGES) when the number means exactly that error (so `CONFLICT`, sent as
  * −32603, keeps its own message) and the error's own message otherwise, `data` the error's
@@ -46,7 +41,7 @@ export function toJsonRpcError(
   init: JsonRpcErrorInit = {},
 ): JsonRpcErrorObject {
   const plexusCode = isPlexusErrorCode(error.code) ? error.code : 'INTERNAL';
-  const code = ERROR_TABLE[plexusCode][init.codes ?? 'jsonrpc'];
+  const code = JSONRPC_ERRORS[plexusCode][init.codes ?? 'jsonrpc'];
   // The spec's text only where the number means exactly this error; CONFLICT on −32603 keeps its own words.
   const standard = plexusCodeFromJsonRpc(code) === plexusCode ? JSONRPC_STANDARD_MESSAGES[code] : undefined;
   const message = standard ?? error.message;

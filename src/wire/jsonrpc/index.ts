@@ -12,6 +12,13 @@ export {
 export type { JsonRpcCodecInit } from './codec.js';
 export { jsonRpcErrorToData, jsonRpcErrorToPlexus, toJsonRpcError } from './errors.js';
 export type { JsonRpcCodeTable, JsonRpcErrorInit } from './errors.js';
+export {
+  HYPERSPACE_ERROR_NAMES,
+  JSONRPC_ERRORS,
+  JSONRPC_STANDARD_MESSAGES,
+  plexusCodeFromJsonRpc,
+  type JsonRpcErrorRow,
+} from './error-table.js';
 export { handleJsonRpc, handleJsonRpcText, handleJsonRpcValue } from './handle.js';
 export type { JsonRpcDispatch, JsonRpcHandleInit, JsonRpcReply } from './handle.js';
 export {

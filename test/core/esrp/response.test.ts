@@ -3,7 +3,7 @@ import { PlexusError } from '../../../src/core/errors.js';
 import { ESRP_ERROR_CODES } from '../../../src/core/esrp/model.js';
 import { parseEsrpResponse, validateEsrpResponse } from '../../../src/core/esrp/response.js';
 import { parseEsrpResponseText } from '../../../src/core/esrp/text.js';
-import { ESRP_ERROR_TABLE } from '../../../src/core/errors.js';
+import { ESRP_ERROR_TABLE } from '../../../src/core/esrp/error-table.js';
 
 const ok = (): Record<string, unknown> => ({
   esrp_version: '1.0',

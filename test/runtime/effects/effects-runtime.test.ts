@@ -154,7 +154,7 @@ describe('effects in a runtime', () => {
 
   it("checks a principal's own limit beside its tenant's", async () => {
     await start();
-    const ctx = { face: 'internal', principal: { id: 'ci', kind: 'api-key', tenantId: 'acme' } };
+    const ctx = { face: 'internal' as const, principal: { id: 'ci', kind: 'api-key', tenantId: 'acme' } };
     expect((await h.runtime.invoke(request(PAID, { n: nonce() }), ctx)).envelope.kind).toBe('response');
     const error = errorOf((await h.runtime.invoke(request(PAID, { n: nonce() }), ctx)).envelope);
     expect(error.details).toMatchObject({ budget: 'principal:ci', remaining: 150_000, limit: 400_000 });

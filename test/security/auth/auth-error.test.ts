@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { PlexusError } from '../../../src/core/errors.js';
 import { authError, authFailureReason, bearerChallenge } from '../../../src/security/auth/auth-error.js';
+import { HTTP_STATUS } from '../../../src/transports/http/http-status.js';
 
 describe('authError', () => {
   it('is UNAUTHORIZED (HTTP 401) with the reason in details', () => {
     const error = authError('expired', 'token expired at …');
     expect(error.code).toBe('UNAUTHORIZED');
-    expect(error.translation.http).toBe(401);
+    expect(HTTP_STATUS[error.code]).toBe(401);
     expect(error.toData()).toEqual({
       code: 'UNAUTHORIZED',
       message: 'token expired at …',

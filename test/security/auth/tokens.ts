@@ -6,6 +6,7 @@ import type { Ed25519KeyPair } from '../../../src/security/ed25519.js';
 import { keyPairFromSeed } from '../../../src/security/ed25519.js';
 import { identityFromPublicKey } from '../../../src/security/identity.js';
 import { expectPlexusErrorAsync } from '../expect-error.js';
+import { HTTP_STATUS } from '../../../src/transports/http/http-status.js';
 
 /** 2030-01-01T00:00:00Z in Unix ms: the fixed "now" of the auth tests. */
 export const T0 = Date.UTC(2030, 0, 1);
@@ -52,6 +53,6 @@ export function signHs256(payload: Record<string, unknown>, secret: Uint8Array |
 export async function expectAuthError(fn: () => Promise<unknown>, reason: string): Promise<PlexusError> {
   const error = await expectPlexusErrorAsync(fn, 'UNAUTHORIZED');
   expect(error.details?.reason, error.message).toBe(reason);
-  expect(error.translation.http).toBe(401);
+  expect(HTTP_STATUS[error.code]).toBe(401);
   return error;
 }

@@ -1,6 +1,6 @@
 /** fast-check generators of valid ESRP v1 requests and responses (wire form, before the typed parse). */
 import fc from 'fast-check';
-import { ESRP_ERROR_TABLE } from '../../../src/core/errors.js';
+import { ESRP_ERROR_TABLE } from '../../../src/core/esrp/error-table.js';
 import { ESRP_ERROR_CODES } from '../../../src/core/esrp/model.js';
 
 const hex = (n: number): fc.Arbitrary<string> => fc.stringMatching(new RegExp(`^[0-9a-fA-F]{${n}}$`));

@@ -3,6 +3,7 @@ import { parseJsonLossless } from '../../../src/core/canonical/lossless.js';
 import type { Envelope } from '../../../src/core/envelope.js';
 import { PlexusError } from '../../../src/core/errors.js';
 import { esrpRequestCodec, esrpResponseCodec } from '../../../src/wire/esrp/index.js';
+import { ESRP_ERRORS } from '../../../src/wire/esrp/error-table.js';
 
 const request = (): Record<string, unknown> => ({
   esrp_version: '1.0',
@@ -85,7 +86,7 @@ describe('esrpRequestCodec.decode', () => {
   it('throws INVALID_PARAMS with every problem in details.problems', () => {
     const error = thrown(() => esrpRequestCodec.decode({ ...request(), inputs: [], timestamp: 'x' }));
     expect(error.code).toBe('INVALID_PARAMS');
-    expect(error.translation.esrp).toBe('INVALID_INPUT_SCHEMA');
+    expect(ESRP_ERRORS[error.code]).toBe('INVALID_INPUT_SCHEMA');
     expect(pointersOf(error)).toEqual(['/timestamp', '/inputs']);
     expect(error.message).toContain('/inputs');
   });

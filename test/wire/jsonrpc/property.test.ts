@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Envelope } from '../../../src/core/envelope.js';
-import { ERROR_TABLE, plexusCodeFromJsonRpc } from '../../../src/core/errors.js';
+import { ERROR_TABLE } from '../../../src/core/errors.js';
+import { plexusCodeFromJsonRpc } from '../../../src/wire/jsonrpc/error-table.js';
 import type { JsonObject, JsonValue } from '../../../src/core/json.js';
 import type { Problem } from '../../../src/core/problem.js';
 import {
