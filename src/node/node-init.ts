@@ -8,6 +8,7 @@ import { PlexusError } from '../core/errors.js';
 import type { AgentDefinition, SupervisorSpec } from '../runtime/index.js';
 import type { BudgetPolicy } from '../runtime/index.js';
 import { isLoopbackHost, type ApiKeyEntry } from '../security/index.js';
+import { memoryStore, sqliteStore, type StoreFactory } from '../store/index.js';
 import type { FaceLogger } from '../transports/face-components.js';
 import type { PaymentRoutesInit } from '../transports/http/payment-route.js';
 import { checkPrimitiveNames } from './hyperspace.js';
@@ -29,8 +30,12 @@ export const DEFAULT_DRAIN_MS = 10_000;
 export interface NodeInit {
   /** The data directory (created if missing; holds node.key, events.db, artifacts/, projections/). @default ./.plexus */
   readonly dataDir?: string;
-  /** The event log backend. @default 'sqlite' */
-  readonly store?: NodeStoreKind;
+  /**
+   * The storage backend: a {@link StoreFactory} (`sqliteStore()`, `memoryStore()`, or a new
+   * backend's), or the name `plexus.yaml` and the CLI give (`'sqlite'`, `'memory'`).
+   * @default 'sqlite'
+   */
+  readonly store?: StoreFactory | NodeStoreKind;
   /** The listen address. A non-loopback address needs `tls` (D14). @default '127.0.0.1' */
   readonly host?: string;
   /** The port; 0 picks a free one (read it from `node.port` after start). @default 3100 */
@@ -101,7 +106,7 @@ export interface NodeInit {
 /** The node's options with every default filled in. */
 export interface ResolvedNodeInit {
   readonly dataDir: string;
-  readonly store: NodeStoreKind;
+  readonly store: StoreFactory;
   readonly host: string;
   readonly port: number;
   readonly dev: boolean;
@@ -109,6 +114,16 @@ export interface ResolvedNodeInit {
   readonly primitives: boolean | readonly string[];
   readonly bodyLimitBytes: number;
   readonly drainMs: number;
+}
+
+/**
+ * The store factory of a `store` option: a factory as is, a backend name mapped to its factory.
+ */
+export function storeFactoryOf(store: StoreFactory | NodeStoreKind): StoreFactory {
+  if (typeof store === 'function') return store;
+  if (store === 'sqlite') return sqliteStore();
+  // Anything but 'sqlite' has always meant the memory store (a typed caller cannot pass more).
+  return memoryStore();
 }
 
 /**
@@ -180,7 +195,7 @@ export function resolveNodeInit(init: NodeInit, cwd: string = process.cwd()): Re
   }
   return {
     dataDir: resolve(cwd, init.dataDir ?? DEFAULT_DATA_DIR),
-    store: init.store ?? 'sqlite',
+    store: storeFactoryOf(init.store ?? 'sqlite'),
     host,
     port,
     dev: init.dev ?? false,
