@@ -106,7 +106,8 @@ export interface NodeInit {
 /** The node's options with every default filled in. */
 export interface ResolvedNodeInit {
   readonly dataDir: string;
-  readonly store: StoreFactory;
+  /** As given (a name or a factory); {@link storeFactoryOf} turns it into the factory. */
+  readonly store: StoreFactory | NodeStoreKind;
   readonly host: string;
   readonly port: number;
   readonly dev: boolean;
@@ -195,7 +196,7 @@ export function resolveNodeInit(init: NodeInit, cwd: string = process.cwd()): Re
   }
   return {
     dataDir: resolve(cwd, init.dataDir ?? DEFAULT_DATA_DIR),
-    store: storeFactoryOf(init.store ?? 'sqlite'),
+    store: init.store ?? 'sqlite',
     host,
     port,
     dev: init.dev ?? false,

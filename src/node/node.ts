@@ -39,7 +39,7 @@ import { attachWsJsonRpc } from '../transports/ws-jsonrpc/index.js';
 import { admission } from '../transports/admission.js';
 import { registerAdmission } from '../transports/http/admission-hook.js';
 import type { CapabilitiesConfig, TlsConfig } from './config.js';
-import { resolveNodeInit, type NodeInit } from './node-init.js';
+import { resolveNodeInit, storeFactoryOf, type NodeInit } from './node-init.js';
 import { distinctAgents } from './agent-ids.js';
 import { demoAgents } from './demo-agents.js';
 import { hyperspaceHost } from './hyperspace.js';
@@ -207,6 +207,7 @@ interface Running {
  */
 export function createNode(init: NodeInit = {}): Node {
   const options = resolveNodeInit(init);
+  const storeFactory = storeFactoryOf(options.store);
   const logger = init.logger ?? silentLogger;
   const policy = authPolicy({ host: options.host, dev: options.dev });
   let running: Running | undefined;
@@ -224,7 +225,7 @@ export function createNode(init: NodeInit = {}): Node {
     const nodeId = key.identity.did;
     const cleanup = cleanupStack<Teardown>();
     // The store comes first; a backend that locks its storage refuses a second node here.
-    const store = options.store({ dataDir: options.dataDir });
+    const store = storeFactory({ dataDir: options.dataDir });
     const { artifacts, snapshots, lock } = store;
     if (lock !== undefined) {
       cleanup.push(() => {
