@@ -18,6 +18,7 @@ import { RECURSIVE_PROJECTIONS, recursivePrimitive } from '../primitives/recursi
 import { LEARNING_PROJECTIONS, learningPrimitive } from '../primitives/learning/index.js';
 import { IMPROVING_PROJECTIONS, improvingPrimitive } from '../primitives/improving/index.js';
 import { MICROPAYMENTS_PROJECTIONS, micropaymentsPrimitive } from '../primitives/micropayments/index.js';
+import { late } from './late.js';
 
 /** The primitive names, in the seed's order. */
 export const HYPERSPACE_PRIMITIVES = [
@@ -51,8 +52,6 @@ export interface HyperspaceComponents {
   readonly log: EventLog;
   /** The node's id (the `peerId` primitives answer with). */
   readonly nodeId: string;
-  /** The runtime, once created (the tool primitive invokes tools through it). */
-  readonly runtime: () => Runtime;
   readonly now?: () => number;
 }
 
@@ -68,6 +67,12 @@ export interface HyperspaceHost {
   start(options?: SignalOptions): Promise<void>;
   /** Stops them. Safe to call twice. */
   stop(): Promise<void>;
+  /**
+   * Hands the primitives the runtime that hosts them, once it exists (the tool primitive
+   * invokes tools through it; before, `tool.invoke` is refused `UNAVAILABLE`).
+   * @throws PlexusError `INTERNAL` when called twice.
+   */
+  attach(runtime: Runtime): void;
 }
 
 /**
@@ -103,13 +108,14 @@ export function hyperspaceHost(
   if (wanted.has('guard') || wanted.has('recursive')) wanted.add('state');
   const { log, nodeId } = components;
   const base = components.now === undefined ? { log } : { log, now: components.now };
+  const runtime = late<Runtime>('the runtime');
   const list: Primitive[] = [];
   const state = wanted.has('state') ? statePrimitive(base) : undefined;
   if (state !== undefined) list.push(state);
   if (state !== undefined && wanted.has('guard'))
     list.push(guardPrimitive({ ...base, sessions: state.sessions }));
   if (wanted.has('tool')) {
-    list.push(toolPrimitive({ ...base, invoke: runtimeToolCall(components.runtime) }, { peerId: nodeId }));
+    list.push(toolPrimitive({ ...base, invoke: runtimeToolCall(runtime.get) }, { peerId: nodeId }));
   }
   if (wanted.has('memory')) list.push(memoryPrimitive({ ...base, peerId: nodeId }));
   if (state !== undefined && wanted.has('recursive')) {
@@ -135,6 +141,9 @@ export function hyperspaceHost(
       const running = started.reverse();
       started = [];
       for (const p of running) await p.stop();
+    },
+    attach(given) {
+      runtime.set(given);
     },
   };
 }

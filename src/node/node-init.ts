@@ -9,6 +9,7 @@ import type { AgentDefinition, SupervisorSpec } from '../runtime/index.js';
 import type { BudgetPolicy } from '../runtime/index.js';
 import { isLoopbackHost, type ApiKeyEntry } from '../security/index.js';
 import type { Logger } from '../core/logger.js';
+import { memoryStore, sqliteStore, type StoreFactory } from '../store/index.js';
 import type { PaymentRoutesInit } from '../transports/http/payment-route.js';
 import { checkPrimitiveNames } from './hyperspace.js';
 import type { RoutingConfig } from './routing-config.js';
@@ -29,8 +30,12 @@ export const DEFAULT_DRAIN_MS = 10_000;
 export interface NodeInit {
   /** The data directory (created if missing; holds node.key, events.db, artifacts/, projections/). @default ./.plexus */
   readonly dataDir?: string;
-  /** The event log backend. @default 'sqlite' */
-  readonly store?: NodeStoreKind;
+  /**
+   * The storage backend: a {@link StoreFactory} (`sqliteStore()`, `memoryStore()`, or a new
+   * backend's), or the name `plexus.yaml` and the CLI give (`'sqlite'`, `'memory'`).
+   * @default 'sqlite'
+   */
+  readonly store?: StoreFactory | NodeStoreKind;
   /** The listen address. A non-loopback address needs `tls` (D14). @default '127.0.0.1' */
   readonly host?: string;
   /** The port; 0 picks a free one (read it from `node.port` after start). @default 3100 */
@@ -101,7 +106,8 @@ export interface NodeInit {
 /** The node's options with every default filled in. */
 export interface ResolvedNodeInit {
   readonly dataDir: string;
-  readonly store: NodeStoreKind;
+  /** As given (a name or a factory); {@link storeFactoryOf} turns it into the factory. */
+  readonly store: StoreFactory | NodeStoreKind;
   readonly host: string;
   readonly port: number;
   readonly dev: boolean;
@@ -109,6 +115,16 @@ export interface ResolvedNodeInit {
   readonly primitives: boolean | readonly string[];
   readonly bodyLimitBytes: number;
   readonly drainMs: number;
+}
+
+/**
+ * The store factory of a `store` option: a factory as is, a backend name mapped to its factory.
+ */
+export function storeFactoryOf(store: StoreFactory | NodeStoreKind): StoreFactory {
+  if (typeof store === 'function') return store;
+  if (store === 'sqlite') return sqliteStore();
+  // Anything but 'sqlite' has always meant the memory store (a typed caller cannot pass more).
+  return memoryStore();
 }
 
 /**

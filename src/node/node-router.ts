@@ -1,7 +1,9 @@
 /**
  * The node's router (seed 002 Part VI): the peer client wrapped in the routing invoker — the
  * HTTP peer transport for the configured peers, the local transport for `local://` steps, the
- * fallback policies of the node's configuration, and the answer cache over the node's log.
+ * fallback policies of the node's configuration, and the answer cache over the node's log. The
+ * runtime and the peer directory are created after the router; the node hands them over with
+ * `attach`.
  */
 import type { EventLog, SnapshotStore } from '../store/index.js';
 import type { Runtime } from '../runtime/index.js';
@@ -20,6 +22,7 @@ import {
   type PeerConfig,
   type PeerResolver,
 } from '../transports/peer/index.js';
+import { late } from './late.js';
 import type { RoutingConfig } from './routing-config.js';
 
 /** What {@link nodeRouter} needs. */
@@ -29,12 +32,26 @@ export interface NodeRouterComponents {
   readonly nodeId: string;
   readonly log: EventLog;
   readonly snapshots: SnapshotStore | undefined;
-  /** Which peer announced a remote card (the peer directory, created after the runtime). */
-  readonly resolver: PeerResolver;
-  /** The runtime, created after the router. */
-  readonly runtime: () => Runtime;
   readonly logger: Logger;
   readonly routing: RoutingConfig | undefined;
+}
+
+/** What the router is handed once the node has built it. */
+export interface NodeRouterParts {
+  /** The runtime (`local://` steps and queue-for-sync run through it). */
+  readonly runtime: Runtime;
+  /** Which peer announced a remote card (the peer directory, created over the runtime). */
+  readonly resolver: PeerResolver;
+}
+
+/** A node's router: the runtime's remote invoker, completed by {@link NodeRouter.attach}. */
+export interface NodeRouter extends RoutingInvoker {
+  /**
+   * Hands the router the runtime and the peer directory, once they exist (before the runtime
+   * starts). Until then a `local://` step is refused `UNAVAILABLE` and no card has a peer.
+   * @throws PlexusError `INTERNAL` when called twice.
+   */
+  attach(parts: NodeRouterParts): void;
 }
 
 /**
@@ -42,18 +59,27 @@ export interface NodeRouterComponents {
  *
  * @throws PlexusError `INVALID_PARAMS` for a bad peer URL, policy or queue bound.
  */
-export function nodeRouter(c: NodeRouterComponents): RoutingInvoker | undefined {
+export function nodeRouter(c: NodeRouterComponents): NodeRouter | undefined {
   if (c.peers.length === 0) return undefined;
-  const invoker = peerRemoteInvoker({ key: c.key, peers: c.resolver, logger: c.logger });
-  return routingInvoker({
-    transports: [httpPeerTransport({ peers: c.peers, invoker }), localTransport(c.runtime)],
+  const parts = late<NodeRouterParts>('the runtime');
+  const runtime = (): Runtime => parts.get().runtime;
+  const resolver: PeerResolver = { peerFor: (card) => parts.peek()?.resolver.peerFor(card) };
+  const invoker = peerRemoteInvoker({ key: c.key, peers: resolver, logger: c.logger });
+  const router = routingInvoker({
+    transports: [httpPeerTransport({ peers: c.peers, invoker }), localTransport(runtime)],
     peerUrls: c.peers.map((p) => normalizePeerUrl(p.url)),
     policies: fallbackPolicies(c.routing ?? {}),
     log: c.log,
     ...(c.snapshots === undefined ? {} : { snapshots: c.snapshots }),
-    runtime: c.runtime,
+    runtime,
     nodeId: c.nodeId,
     ...(c.routing?.queueForSync === undefined ? {} : { queue: c.routing.queueForSync }),
     logger: c.logger,
   });
+  return {
+    ...router,
+    attach(given) {
+      parts.set(given);
+    },
+  };
 }

@@ -8,6 +8,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { PlexusError, toPlexusError } from '../core/errors.js';
+import { startable } from '../core/startable.js';
 import {
   auditPreEffect,
   capabilityAuthorizer,
@@ -28,35 +29,26 @@ import {
   type AuthPolicy,
   type UcanVerifier,
 } from '../security/index.js';
-import {
-  fileArtifactStore,
-  fileSnapshotStore,
-  memoryArtifactStore,
-  memoryEventLog,
-  sqliteEventLog,
-  type ArtifactStore,
-  type EventLog,
-  type SnapshotStore,
-} from '../store/index.js';
+import type { EventLog, SnapshotStore } from '../store/index.js';
 import { silentLogger, type FaceComponents } from '../transports/face-components.js';
 import { capabilityGate, type CapabilityGate } from '../transports/capability-gate.js';
 import { emergenceRemoteInvoker, faceFrameworkErrors, registerHttpFaces } from '../transports/http/index.js';
-import { peerDirectory, registerPeerRoutes, type PeerDirectory } from '../transports/peer/index.js';
+import { peerDirectory, registerPeerRoutes } from '../transports/peer/index.js';
 import { registerPaymentRoutes } from '../transports/http/payment-route.js';
 import { attachWsJsonRpc } from '../transports/ws-jsonrpc/index.js';
 import { admission } from '../transports/admission.js';
 import { registerAdmission } from '../transports/http/admission-hook.js';
 import type { CapabilitiesConfig, TlsConfig } from './config.js';
-import { resolveNodeInit, type NodeInit } from './node-init.js';
+import { resolveNodeInit, storeFactoryOf, type NodeInit } from './node-init.js';
 import { distinctAgents } from './agent-ids.js';
 import { demoAgents } from './demo-agents.js';
-import { hyperspaceHost, type HyperspaceHost } from './hyperspace.js';
+import { hyperspaceHost } from './hyperspace.js';
 import { NODE_PROJECTIONS } from './offline.js';
 import { loadOrCreateNodeKey, type NodeKey } from './node-key.js';
 import { nodeRouter } from './node-router.js';
 import { loggingObserver } from './node-observer.js';
-import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { trackLogHealth } from './log-health.js';
+import { cleanupStack, type CleanupStack } from './cleanup-stack.js';
 
 /** How long `stop()` waits for open HTTP connections after the drain before cutting them, ms. */
 const CONNECTION_GRACE_MS = 2_000;
@@ -181,19 +173,25 @@ async function capabilityChecks(
   return { revocations, authorizer, gate: capabilityGate({ verifier, revocations }), verifier };
 }
 
+/** What a run of the node's cleanup stack is given: how long the runtime may drain. */
+interface Teardown {
+  readonly drainMs: number;
+}
+
+/** A teardown step whose failure does not fail `stop()` (only the drain and the log's do). */
+const bestEffort =
+  (step: () => Promise<void>): (() => Promise<void>) =>
+  () =>
+    step().catch(() => undefined);
+
 interface Running {
   readonly key: NodeKey;
   readonly log: EventLog;
-  readonly artifacts: ArtifactStore;
   readonly runtime: Runtime;
-  readonly app: FastifyInstance;
-  readonly ws: { close(): Promise<void> };
-  readonly directory: PeerDirectory | undefined;
-  readonly router: { stop(): Promise<void> } | undefined;
-  readonly hyperspace: HyperspaceHost;
   readonly url: string;
   readonly port: number;
-  readonly lock: DataDirLock | undefined;
+  /** Closes everything `open()` opened, in order; the same stack a failed start runs. */
+  readonly cleanup: CleanupStack<Teardown>;
 }
 
 /**
@@ -209,12 +207,11 @@ interface Running {
  */
 export function createNode(init: NodeInit = {}): Node {
   const options = resolveNodeInit(init);
+  const storeFactory = storeFactoryOf(options.store);
   const logger = init.logger ?? silentLogger;
   const policy = authPolicy({ host: options.host, dev: options.dev });
   let running: Running | undefined;
   let draining = false;
-  let starting: Promise<void> | undefined;
-  let stopping: Promise<void> | undefined;
 
   const need = (): Running => {
     if (running === undefined)
@@ -226,72 +223,49 @@ export function createNode(init: NodeInit = {}): Node {
     await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
     const key = await loadOrCreateNodeKey(options.dataDir);
     const nodeId = key.identity.did;
-    const sqlite = options.store === 'sqlite';
-    // One data directory, one node: a second node on it is refused before it opens the log.
-    const lock = sqlite ? lockDataDir(options.dataDir) : undefined;
-    const health = trackLogHealth(sqlite ? sqliteEventLog({ dir: options.dataDir }) : memoryEventLog());
-    const log = health.log;
-    const artifacts = sqlite ? fileArtifactStore({ dir: options.dataDir }) : memoryArtifactStore();
-    const snapshots: SnapshotStore | undefined = sqlite
-      ? fileSnapshotStore({ dir: options.dataDir })
-      : undefined;
-    const cleanup: (() => Promise<void>)[] = [];
+    const cleanup = cleanupStack<Teardown>();
+    // The store comes first; a backend that locks its storage refuses a second node here.
+    const store = storeFactory({ dataDir: options.dataDir });
+    const { artifacts, snapshots, lock } = store;
     if (lock !== undefined) {
       cleanup.push(() => {
         lock.release();
         return Promise.resolve();
       });
     }
+    const health = trackLogHealth(store.log);
+    const log = health.log;
     try {
       const tls = init.tls === undefined ? undefined : await readTls(init.tls);
       await log.start();
       cleanup.push(() => log.stop());
       await artifacts.start();
-      cleanup.push(() => artifacts.stop());
+      cleanup.push(bestEffort(() => artifacts.stop()));
       // Nonces are remembered in memory only: refuse envelopes signed before this start (issue 11).
       const verifier = envelopeVerifier({ notBefore: Date.now() });
       const peers = init.peers ?? [];
-      // The invoker asks the directory which peer owns a card; the directory needs the
-      // runtime's registry: the directory is created right after the runtime.
-      let directory: PeerDirectory | undefined;
-      // The tool primitive and the router's queue reach the runtime, created right after them.
-      const created: { runtime?: Runtime } = {};
+      // Dependency order: the router and the primitives first (the runtime hosts the
+      // primitives' agents and calls out through the router), then the runtime, then the peer
+      // directory over its registry; the runtime and the directory are handed to the router
+      // and the primitives before the runtime starts (its recovery may route calls).
       const remote = nodeRouter({
         peers,
         key: key.key,
         nodeId,
         log,
         snapshots,
-        resolver: { peerFor: (card) => directory?.peerFor(card) },
-        runtime: () => {
-          if (created.runtime === undefined)
-            throw new PlexusError('UNAVAILABLE', 'the runtime is not started yet');
-          return created.runtime;
-        },
         logger,
         routing: init.routing,
       });
       if (remote !== undefined) {
         await remote.start();
-        cleanup.push(() => remote.stop());
+        cleanup.push(bestEffort(() => remote.stop()));
       }
-      const hyperspace = hyperspaceHost(
-        {
-          log,
-          nodeId,
-          runtime: () => {
-            if (created.runtime === undefined) {
-              throw new PlexusError('UNAVAILABLE', 'the runtime is not started yet');
-            }
-            return created.runtime;
-          },
-        },
-        options.primitives,
-      );
+      const hyperspace = hyperspaceHost({ log, nodeId }, options.primitives);
       await hyperspace.start();
-      cleanup.push(() => hyperspace.stop());
+      cleanup.push(bestEffort(() => hyperspace.stop()));
       const capabilities = await capabilityChecks(log, nodeId, init.capabilities, snapshots);
-      if (capabilities !== undefined) cleanup.push(() => capabilities.revocations.stop());
+      if (capabilities !== undefined) cleanup.push(bestEffort(() => capabilities.revocations.stop()));
       const demo = options.demo === false ? [] : demoAgents(options.demo === true ? undefined : options.demo);
       const agents = distinctAgents([
         { what: 'a demo agent', agents: demo },
@@ -313,7 +287,7 @@ export function createNode(init: NodeInit = {}): Node {
               authorizers: [capabilities.authorizer],
               preEffects: [auditPreEffect, capabilities.authorizer.auditEffect],
             }),
-        ...(snapshots === undefined ? {} : { snapshots }),
+        snapshots,
         effects: {
           ...(init.budgets === undefined ? {} : { budgets: init.budgets }),
           ...(capabilities === undefined ? {} : { extraBudgets: ucanBudgets(capabilities.verifier) }),
@@ -322,19 +296,21 @@ export function createNode(init: NodeInit = {}): Node {
         ...(init.defaultTimeoutMs === undefined ? {} : { defaultTimeoutMs: init.defaultTimeoutMs }),
         ...(init.supervision === undefined ? {} : { supervision: init.supervision }),
       });
-      created.runtime = runtime;
-      if (peers.length > 0) {
-        directory = peerDirectory({
-          peers,
-          runtime,
-          logger,
-          ...(init.peerPollMs === undefined
-            ? {}
-            : { intervalMs: init.peerPollMs, maxIntervalMs: Math.max(init.peerPollMs * 8, 1000) }),
-        });
-      }
+      const directory =
+        peers.length === 0
+          ? undefined
+          : peerDirectory({
+              peers,
+              runtime,
+              logger,
+              ...(init.peerPollMs === undefined
+                ? {}
+                : { intervalMs: init.peerPollMs, maxIntervalMs: Math.max(init.peerPollMs * 8, 1000) }),
+            });
+      hyperspace.attach(runtime);
+      if (remote !== undefined && directory !== undefined) remote.attach({ runtime, resolver: directory });
       await runtime.start();
-      cleanup.push(() => runtime.stop({ drainMs: 0 }));
+      cleanup.push(({ drainMs }) => runtime.stop({ drainMs }));
       const auth = authenticator({
         jwt: { issuerKeys: [key.key] },
         ...(init.apiKeys === undefined || init.apiKeys.length === 0
@@ -392,92 +368,63 @@ export function createNode(init: NodeInit = {}): Node {
         admission: gate,
       });
       cleanup.push(() => ws.close());
+      // stop(): stop listening at once (new requests on open connections get 503), drain the
+      // jobs, stop the router, close the WebSockets, then give the open connections a grace
+      // period; the steps below this one (app, runtime, …) then close what is left, in order.
+      cleanup.push(async ({ drainMs }) => {
+        draining = true;
+        const closing = app.close();
+        try {
+          await runtime.stop({ drainMs });
+        } finally {
+          await remote?.stop().catch(() => undefined);
+          await ws.close().catch(() => undefined);
+          const timer = setTimeout(() => {
+            app.server.closeAllConnections();
+          }, CONNECTION_GRACE_MS);
+          void closing
+            .catch(() => undefined)
+            .finally(() => {
+              clearTimeout(timer);
+            });
+        }
+      });
       await listen(app, options.host, options.port);
       const port = (app.server.address() as AddressInfo).port;
       const url = `${tls === undefined ? 'http' : 'https'}://${urlHost(options.host)}:${port}`;
       lock?.announce(port);
       if (directory !== undefined) {
         await directory.start();
-        const started = directory;
-        cleanup.push(() => started.stop());
+        cleanup.push(bestEffort(() => directory.stop()));
       }
       logger.info({ nodeId, url, auth: policy.required ? 'on' : 'off' }, 'plexus node started');
-      return {
-        key,
-        log,
-        artifacts,
-        runtime,
-        app,
-        ws,
-        directory,
-        router: remote,
-        hyperspace,
-        url,
-        port,
-        lock,
-      };
+      return { key, log, runtime, url, port, cleanup };
     } catch (error) {
-      for (const undo of cleanup.reverse()) await undo().catch(() => undefined);
+      await cleanup.run({ drainMs: 0 }).catch(() => undefined);
+      draining = false;
       throw toPlexusError(error);
     }
   };
 
-  const close = async (r: Running, drainMs: number): Promise<void> => {
-    await r.directory?.stop().catch(() => undefined);
-    // Stop listening at once (new requests on open connections get 503), drain the jobs,
-    // then close the sockets that are still open.
-    draining = true;
-    const closing = r.app.close();
-    await r.runtime.stop({ drainMs });
-    await r.router?.stop().catch(() => undefined);
-    await r.ws.close().catch(() => undefined);
-    let timer: NodeJS.Timeout | undefined;
-    const graceOver = new Promise<boolean>(
-      (done) =>
-        (timer = setTimeout(() => {
-          done(false);
-        }, CONNECTION_GRACE_MS)),
-    );
-    const closed = await Promise.race([closing.then(() => true), graceOver]);
-    clearTimeout(timer);
-    if (!closed) r.app.server.closeAllConnections();
-    await closing.catch(() => undefined);
-    await r.hyperspace.stop().catch(() => undefined);
-    await r.artifacts.stop().catch(() => undefined);
-    await r.log.stop().finally(() => r.lock?.release());
-    logger.info({ nodeId: r.key.identity.did }, 'plexus node stopped');
-  };
+  const life = startable({
+    async start(): Promise<void> {
+      running = await open();
+    },
+    async stop(drainMs: number): Promise<void> {
+      const r = running;
+      try {
+        await r?.cleanup.run({ drainMs });
+        if (r !== undefined) logger.info({ nodeId: r.key.identity.did }, 'plexus node stopped');
+      } finally {
+        running = undefined;
+        draining = false;
+      }
+    },
+  });
 
   const node: Node = {
-    async start(): Promise<void> {
-      if (stopping !== undefined) await stopping;
-      if (running !== undefined) return;
-      if (starting !== undefined) return starting;
-      starting = (async () => {
-        try {
-          running = await open();
-        } finally {
-          starting = undefined;
-        }
-      })();
-      return starting;
-    },
-    async stop(stopOptions: NodeStopOptions = {}): Promise<void> {
-      if (starting !== undefined) await starting.catch(() => undefined);
-      if (stopping !== undefined) return stopping;
-      const r = running;
-      if (r === undefined) return;
-      stopping = (async () => {
-        try {
-          await close(r, stopOptions.drainMs ?? options.drainMs);
-        } finally {
-          running = undefined;
-          stopping = undefined;
-          draining = false;
-        }
-      })();
-      return stopping;
-    },
+    start: () => life.start(),
+    stop: (stopOptions: NodeStopOptions = {}) => life.stop(stopOptions.drainMs ?? options.drainMs),
     get url() {
       return need().url;
     },

@@ -8,6 +8,7 @@ import { PlexusError, toPlexusError } from '../core/errors.js';
 import type { AgentCard } from '../core/records/agent-card.js';
 import { isTerminalJobState, type Job } from '../core/records/job.js';
 import { schemaValidator } from '../core/schema-validator.js';
+import { startable } from '../core/startable.js';
 import type { SignalOptions } from '../store/event-log.js';
 import { projectionView } from '../store/projection-view.js';
 import { verifyProjectionView } from '../store/projection-verify.js';
@@ -89,9 +90,6 @@ export function createRuntime(init: RuntimeInit): Runtime {
   const idempotency = projectionView({ log, projection: idempotencyProjection, ...hot });
   const supervisors = new Map<string, AgentSupervisor>();
   const remoteLoad = new Map<string, number>();
-  let state: 'idle' | 'starting' | 'running' | 'stopping' = 'idle';
-  let starting: Promise<void> | undefined;
-  let stopping: Promise<void> | undefined;
   let releaseContainment: (() => void) | undefined;
 
   const routeState: RouteState = {
@@ -166,11 +164,11 @@ export function createRuntime(init: RuntimeInit): Runtime {
     requireSignatures: init.requireSignatures ?? false,
     windowMs: init.idempotencyWindowMs ?? 600_000,
     routes: init.remote?.routes,
-    accepting: () => state === 'running',
+    accepting: () => life.state === 'running',
   };
 
   const ensureRunning = (): void => {
-    if (state !== 'running' && state !== 'stopping') {
+    if (life.state !== 'running' && life.state !== 'stopping') {
       throw new PlexusError('UNAVAILABLE', 'the runtime is not started; call start() first');
     }
   };
@@ -214,94 +212,80 @@ export function createRuntime(init: RuntimeInit): Runtime {
     return card;
   };
 
+  const life = startable({
+    async start(options: SignalOptions): Promise<void> {
+      try {
+        if (init.containRejections ?? true) releaseContainment ??= holdContainment();
+        if (ownsRegistry) await registry.start(options);
+        await jobs.start(options);
+        await idempotency.start(options);
+        await effects.ledger.start(options);
+        if (supervision !== undefined) {
+          agentTree = createAgentTree(supervision, {
+            now,
+            observer,
+            emit: (event) => {
+              runner.emit(event);
+            },
+          });
+        }
+        for (const definition of init.agents ?? []) await registerAgent(definition, options);
+        await agentTree?.start();
+        runner.dispatching(true);
+        const recovery = planRecovery(jobs.state(), registry, init.remote?.routes);
+        await recover({ log, jobs, idempotency, runner, observer, now }, recovery, options);
+        // jobs failed by the restart give back what their interrupted legs were charged
+        await effects.refundJobs(recovery.fail.map((f) => f.entry.job.id));
+      } catch (error) {
+        releaseContainment?.();
+        releaseContainment = undefined;
+        throw toPlexusError(error);
+      }
+    },
+
+    async stop(options: StopOptions): Promise<void> {
+      try {
+        const drainMs = options.drainMs ?? 10_000;
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          runner.idle(),
+          new Promise<void>((resolve) => (timer = setTimeout(resolve, drainMs))),
+        ]);
+        clearTimeout(timer);
+        runner.dispatching(false);
+        // Queued deliveries (queue-for-sync) outlive the node: left unfinished in the log, they
+        // are run again at the next start. Everything else is cancelled.
+        for (const [id, job] of [...runner.active]) {
+          if (isSyncDelivery(job.request) && job.mode === 'async') {
+            runner.release(id, 'the node is stopping');
+          } else runner.cancel(id, 'the node is stopping');
+        }
+        await runner.idle();
+        await agentTree?.stop();
+        for (const supervisor of supervisors.values()) await supervisor.stop();
+        await idempotency.stop();
+        await effects.ledger.stop();
+        await jobs.stop();
+        if (ownsRegistry) await registry.stop();
+      } finally {
+        releaseContainment?.();
+        releaseContainment = undefined;
+      }
+    },
+  });
+
   const runtime: Runtime = {
     registry,
     resolveVerb: (name) => aliases.resolve(name),
     views: { jobs, idempotency, ledger: effects.ledger.view },
     ledger: effects.ledger,
 
-    async start(options: SignalOptions = {}): Promise<void> {
-      if (stopping !== undefined) await stopping;
-      if (state === 'running') return;
-      if (starting !== undefined) return starting;
-      state = 'starting';
-      starting = (async () => {
-        try {
-          if (init.containRejections ?? true) releaseContainment ??= holdContainment();
-          if (ownsRegistry) await registry.start(options);
-          await jobs.start(options);
-          await idempotency.start(options);
-          await effects.ledger.start(options);
-          if (supervision !== undefined) {
-            agentTree = createAgentTree(supervision, {
-              now,
-              observer,
-              emit: (event) => {
-                runner.emit(event);
-              },
-            });
-          }
-          for (const definition of init.agents ?? []) await registerAgent(definition, options);
-          await agentTree?.start();
-          runner.dispatching(true);
-          const recovery = planRecovery(jobs.state(), registry, init.remote?.routes);
-          await recover({ log, jobs, idempotency, runner, observer, now }, recovery, options);
-          // jobs failed by the restart give back what their interrupted legs were charged
-          await effects.refundJobs(recovery.fail.map((f) => f.entry.job.id));
-          state = 'running';
-        } catch (error) {
-          state = 'idle';
-          releaseContainment?.();
-          releaseContainment = undefined;
-          throw toPlexusError(error);
-        } finally {
-          starting = undefined;
-        }
-      })();
-      return starting;
-    },
+    start: (options: SignalOptions = {}) => life.start(options),
 
-    async stop(options: StopOptions = {}): Promise<void> {
-      if (starting !== undefined) await starting.catch(() => undefined);
-      if (stopping !== undefined) return stopping;
-      if (state !== 'running') return;
-      state = 'stopping';
-      stopping = (async () => {
-        try {
-          const drainMs = options.drainMs ?? 10_000;
-          let timer: NodeJS.Timeout | undefined;
-          await Promise.race([
-            runner.idle(),
-            new Promise<void>((resolve) => (timer = setTimeout(resolve, drainMs))),
-          ]);
-          clearTimeout(timer);
-          runner.dispatching(false);
-          // Queued deliveries (queue-for-sync) outlive the node: left unfinished in the log, they
-          // are run again at the next start. Everything else is cancelled.
-          for (const [id, job] of [...runner.active]) {
-            if (isSyncDelivery(job.request) && job.mode === 'async') {
-              runner.release(id, 'the node is stopping');
-            } else runner.cancel(id, 'the node is stopping');
-          }
-          await runner.idle();
-          await agentTree?.stop();
-          for (const supervisor of supervisors.values()) await supervisor.stop();
-          await idempotency.stop();
-          await effects.ledger.stop();
-          await jobs.stop();
-          if (ownsRegistry) await registry.stop();
-        } finally {
-          releaseContainment?.();
-          releaseContainment = undefined;
-          state = 'idle';
-          stopping = undefined;
-        }
-      })();
-      return stopping;
-    },
+    stop: (options: StopOptions = {}) => life.stop(options),
 
     async addAgent(definition, options = {}) {
-      if (state !== 'running') {
+      if (life.state !== 'running') {
         throw new PlexusError(
           'UNAVAILABLE',
           'addAgent needs a started runtime; pass agents to createRuntime({ agents }) to register them at start',

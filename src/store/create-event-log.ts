@@ -13,6 +13,7 @@
  * data texts along with the events, so nothing is serialised twice.
  */
 import { PlexusError, toPlexusError } from '../core/errors.js';
+import { startable } from '../core/startable.js';
 import type { Event } from '../core/records/event.js';
 import type { EventLogBackend } from './event-log-backend.js';
 import { isDamagedRow } from './event-log-backend.js';
@@ -64,8 +65,6 @@ interface Pending {
   onAbort: (() => void) | undefined;
 }
 
-type State = 'idle' | 'starting' | 'running' | 'stopping';
-
 /** Most batches handed to a backend's `sealAndCommit` at once (one committing, the rest waiting). */
 const MAX_IN_FLIGHT = 4;
 
@@ -92,10 +91,7 @@ export function createEventLog(backend: EventLogBackend, init: EventLogInit = {}
   const now = init.now ?? Date.now;
   const maxBatch = init.maxBatch ?? 2000;
   const tuning = { pageSize: init.pageSize ?? 1000, highWater: init.subscriberHighWater ?? 10_000 };
-  let state: State = 'idle';
   let head: EventLogHead = { seq: 0, cid: GENESIS_PREV };
-  let starting: Promise<void> | undefined;
-  let stopping: Promise<void> | undefined;
   let queue: Pending[] = [];
   /** Events in `queue`. */
   let queuedEvents = 0;
@@ -113,10 +109,10 @@ export function createEventLog(backend: EventLogBackend, init: EventLogInit = {}
 
   /** Appends need a running log; reads also work while a stop drains the queue. */
   const ensureRunning = (forRead = false): void => {
-    if (state !== 'running' && !(forRead && state === 'stopping')) {
+    if (life.state !== 'running' && !(forRead && life.state === 'stopping')) {
       throw new PlexusError(
         'UNAVAILABLE',
-        state === 'stopping'
+        life.state === 'stopping'
           ? `${backend.description} is stopping; no more appends are accepted`
           : `${backend.description} is not running; call start() first`,
         { retryable: false },
@@ -336,57 +332,39 @@ export function createEventLog(backend: EventLogBackend, init: EventLogInit = {}
     return backend.read(query);
   };
 
-  const log: EventLog = {
+  const life = startable({
     async start(): Promise<void> {
-      if (stopping !== undefined) await stopping;
-      if (state === 'running') return;
-      if (starting !== undefined) return starting;
-      state = 'starting';
-      starting = (async () => {
-        try {
-          head = await backend.open();
-          nextSeq = head.seq + 1;
-          resync = false;
-          state = 'running';
-        } catch (error) {
-          state = 'idle';
-          throw error instanceof PlexusError
-            ? error
-            : new PlexusError(
-                'UNAVAILABLE',
-                `${backend.description}: cannot open: ${toPlexusError(error).message}`,
-                {
-                  cause: error,
-                },
-              );
-        } finally {
-          starting = undefined;
-        }
-      })();
-      return starting;
+      try {
+        head = await backend.open();
+        nextSeq = head.seq + 1;
+        resync = false;
+      } catch (error) {
+        throw error instanceof PlexusError
+          ? error
+          : new PlexusError(
+              'UNAVAILABLE',
+              `${backend.description}: cannot open: ${toPlexusError(error).message}`,
+              {
+                cause: error,
+              },
+            );
+      }
     },
-
     async stop(): Promise<void> {
-      if (starting !== undefined) await starting.catch(() => undefined);
-      if (stopping !== undefined) return stopping;
-      if (state !== 'running') return;
-      state = 'stopping';
-      stopping = (async () => {
-        try {
-          await waitDrained();
-          for (const s of subscribers) closeSubscriber(s);
-          subscribers.clear();
-          const closing = [...taps];
-          taps.clear();
-          for (const t of closing) t.onClose();
-          await backend.close();
-        } finally {
-          state = 'idle';
-          stopping = undefined;
-        }
-      })();
-      return stopping;
+      await waitDrained();
+      for (const s of subscribers) closeSubscriber(s);
+      subscribers.clear();
+      const closing = [...taps];
+      taps.clear();
+      for (const t of closing) t.onClose();
+      await backend.close();
     },
+  });
+
+  const log: EventLog = {
+    start: () => life.start(),
+
+    stop: () => life.stop(),
 
     append: ((input: EventInput | readonly EventInput[], options: SignalOptions = {}) => {
       try {
@@ -406,7 +384,7 @@ export function createEventLog(backend: EventLogBackend, init: EventLogInit = {}
       return subscribeEvents(
         {
           register(subscriber) {
-            if (state !== 'running') throw notRunning(backend.description);
+            if (life.state !== 'running') throw notRunning(backend.description);
             subscribers.add(subscriber);
             return () => subscribers.delete(subscriber);
           },
@@ -458,7 +436,7 @@ export function createEventLog(backend: EventLogBackend, init: EventLogInit = {}
     },
   };
   return attachLiveTap(log, (tap) => {
-    if (state !== 'running') throw notRunning(backend.description);
+    if (life.state !== 'running') throw notRunning(backend.description);
     taps.add(tap);
     return () => {
       taps.delete(tap);

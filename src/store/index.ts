@@ -1,5 +1,6 @@
 /**
- * The store layer: the event log (DESIGN D9), projections and the artifact store.
+ * The store layer: the event log (DESIGN D9), projections and the artifact store, and the
+ * store seam a node is configured with (`StoreFactory`: `sqliteStore()`, `memoryStore()`).
  */
 export {
   CONTENT_URI_PREFIX,
@@ -86,11 +87,11 @@ export {
 } from './projection.js';
 export {
   fileSnapshotStore,
-  memorySnapshotStore,
   type FileSnapshotStoreInit,
   type ProjectionSnapshot,
   type SnapshotStore,
 } from './projection-snapshots.js';
+export { memorySnapshotStore, type MemorySnapshotStore } from './memory-snapshot-store.js';
 export {
   verifyProjectionSnapshot,
   verifyProjectionText,
@@ -98,6 +99,9 @@ export {
   type ProjectionCheck,
 } from './projection-verify.js';
 export { projectionView, type ProjectionView, type ProjectionViewInit } from './projection-view.js';
+export type { Store, StoreContext, StoreFactory, StoreLock } from './store.js';
+export { sqliteStore, type SqliteStoreInit } from './sqlite-store.js';
+export { memoryStore, type MemoryStoreInit } from './memory-store.js';
 
 // Internals: exported for the other layers and the tests, but marked @internal so the published
 // types leave them out (stripInternal; docs/decisions/api.md API-3). They may change in any release.

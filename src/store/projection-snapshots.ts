@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PlexusError, toPlexusError } from '../core/errors.js';
+import { PlexusError } from '../core/errors.js';
 import type { JsonValue } from '../core/json.js';
 import type { SignalOptions } from './event-log.js';
 import { checkProjectionName } from './projection.js';
@@ -40,7 +40,11 @@ export interface SnapshotStore {
   list(options?: SignalOptions): Promise<readonly string[]>;
 }
 
-function checkSnapshot(value: unknown, source: string): ProjectionSnapshot {
+/**
+ * Checks the stored form of a snapshot (what a backend read back) has every field.
+ * @throws PlexusError `INTERNAL` naming `source` when a field is missing or mistyped.
+ */
+export function checkSnapshot(value: unknown, source: string): ProjectionSnapshot {
   const s = value as Partial<ProjectionSnapshot> | null;
   if (
     typeof s !== 'object' ||
@@ -106,28 +110,6 @@ export function fileSnapshotStore(init: FileSnapshotStoreInit): SnapshotStore {
         .filter((f) => f.endsWith('.json'))
         .map((f) => f.slice(0, -'.json'.length))
         .sort();
-    },
-  };
-}
-
-/** Keeps snapshots in memory (tests, ephemeral nodes). Snapshots are copied in and out. */
-export function memorySnapshotStore(): SnapshotStore {
-  const snapshots = new Map<string, string>();
-  return {
-    load(name: string): Promise<ProjectionSnapshot | undefined> {
-      const text = snapshots.get(checkProjectionName(name));
-      return Promise.resolve(text === undefined ? undefined : checkSnapshot(JSON.parse(text), name));
-    },
-    save(snapshot: ProjectionSnapshot): Promise<void> {
-      try {
-        snapshots.set(checkProjectionName(snapshot.name), JSON.stringify(snapshot));
-        return Promise.resolve();
-      } catch (error) {
-        return Promise.reject(toPlexusError(error));
-      }
-    },
-    list(): Promise<readonly string[]> {
-      return Promise.resolve([...snapshots.keys()].sort());
     },
   };
 }
