@@ -44,8 +44,8 @@ export interface NodeProcess {
   readonly exited: Promise<number | string>;
 }
 
-/** Options of {@link startNode}. */
-export interface StartNodeInit {
+/** Options of {@link startNodeProcess}. */
+export interface StartNodeProcessInit {
   readonly dataDir?: string;
   /** `plexus.yaml` contents, written into the data directory's parent and passed with --config. */
   readonly config?: string;
@@ -60,7 +60,7 @@ export interface StartNodeInit {
 }
 
 /** Spawns `plexus start --port 0 --data DIR …` and waits for its listening line. */
-export async function startNode(init: StartNodeInit = {}): Promise<NodeProcess> {
+export async function startNodeProcess(init: StartNodeProcessInit = {}): Promise<NodeProcess> {
   const dataDir = init.dataDir ?? join(tempDir(), 'data');
   const args = [
     BIN,

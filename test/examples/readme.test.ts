@@ -18,7 +18,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT, cleanup, startNode, tempDir, type NodeProcess } from '../e2e/harness.js';
+import { BIN, ROOT, cleanup, startNodeProcess, tempDir, type NodeProcess } from '../e2e/harness.js';
 import { matchesTranscript, transcripts, type Transcript } from '../support/transcripts.js';
 
 const PAGES = [
@@ -44,9 +44,13 @@ let bin: string;
 const portOf = (node: NodeProcess): string => new URL(node.url).port;
 
 beforeAll(async () => {
-  a = await startNode({ dataDir: join(tempDir(), '.plexus'), flags: ['--dev', '--demo'], timeoutMs: 60_000 });
+  a = await startNodeProcess({
+    dataDir: join(tempDir(), '.plexus'),
+    flags: ['--dev', '--demo'],
+    timeoutMs: 60_000,
+  });
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  b = await startNode({
+  b = await startNodeProcess({
     config: secondNodeConfig(readme).replaceAll('3100', portOf(a)),
     flags: ['--dev'],
     timeoutMs: 60_000,
