@@ -94,7 +94,6 @@ export interface EmergenceRemoteInvokerInit {
   readonly logger?: FaceLogger;
 }
 
-
 /**
  * A `RemoteInvoker` that sends requests for agents with an Emergence endpoint there, and every
  * other request to `next`.

@@ -60,7 +60,6 @@ export interface PeerRemoteInvokerInit {
   readonly logger?: FaceLogger;
 }
 
-
 /**
  * Creates the node's `RemoteInvoker` over HTTP.
  *
