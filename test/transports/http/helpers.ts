@@ -7,17 +7,12 @@ import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import { PlexusError } from '../../../src/core/errors.js';
 import type { JsonObject, JsonValue } from '../../../src/core/json.js';
-import type { AgentCapability } from '../../../src/core/records/agent-card.js';
-import {
-  defineAgent,
-  type AgentDefinition,
-  type AgentHandlers,
-  type Runtime,
-} from '../../../src/runtime/index.js';
+import type { Runtime } from '../../../src/runtime/index.js';
 import type { Ed25519KeyPair } from '../../../src/security/index.js';
 import type { EventLog } from '../../../src/store/index.js';
 import type { FaceComponents } from '../../../src/transports/face-components.js';
 import { registerHttpFaces, type HttpFacesInit } from '../../../src/transports/http/index.js';
+import { agent } from '../../runtime/helpers.js';
 import { startNode as startInProcessNode } from '../../support/start-node.js';
 
 /** Resolves after `ms`, or rejects when `signal` aborts (handlers use it to wait). */
@@ -36,21 +31,6 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       reject(new PlexusError('CANCELLED', 'aborted'));
     };
     signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-const cap = (verb: string): AgentCapability => ({ verb, input: true, output: true });
-
-function agent(id: string, handlers: AgentHandlers): AgentDefinition {
-  return defineAgent({
-    card: {
-      id,
-      name: `Agent ${id}`,
-      version: '1.0.0',
-      tier: 'L3',
-      capabilities: Object.keys(handlers).map(cap),
-    },
-    create: () => handlers,
   });
 }
 

@@ -3,19 +3,12 @@
  * memory log, its own key, the peer route and the HTTP faces for discovery), and tiny
  * scripted HTTP servers on loopback for flaky peers.
  */
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Envelope } from '../../../src/core/envelope.js';
 import type { JsonValue } from '../../../src/core/json.js';
-import type { AgentCapability } from '../../../src/core/records/agent-card.js';
-import {
-  defineAgent,
-  type AgentDefinition,
-  type AgentHandlers,
-  type Runtime,
-} from '../../../src/runtime/index.js';
+import type { AgentDefinition, Runtime } from '../../../src/runtime/index.js';
 import {
   envelopeVerifier,
   generateKeyPair,
@@ -37,34 +30,7 @@ import {
 } from '../../../src/transports/peer/index.js';
 import { startNode as startInProcessNode } from '../../support/start-node.js';
 
-/** A capability with permissive schemas. */
-export function cap(verb: string): AgentCapability {
-  return { verb, input: true, output: true };
-}
-
-/** An agent with one handler per verb. */
-export function agent(id: string, handlers: AgentHandlers): AgentDefinition {
-  return defineAgent({
-    card: {
-      id,
-      name: `Agent ${id}`,
-      version: '1.0.0',
-      tier: 'L3',
-      capabilities: Object.keys(handlers).map(cap),
-    },
-    create: () => handlers,
-  });
-}
-
-/** A request envelope. */
-export function request(
-  verb: string,
-  data: JsonValue,
-  to = `capability:${verb}`,
-  extra: Partial<Envelope> = {},
-): Envelope {
-  return { id: randomUUID(), kind: 'request', from: 'did:example:caller', to, verb, data, ...extra };
-}
+export { agent, cap, request } from '../../runtime/helpers.js';
 
 /** Options of {@link startNode}. */
 export interface TestNodeInit {

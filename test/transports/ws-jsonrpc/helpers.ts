@@ -8,7 +8,6 @@ import WebSocket from 'ws';
 import { PlexusError } from '../../../src/core/errors.js';
 import type { JsonValue } from '../../../src/core/json.js';
 import type { AgentCapability } from '../../../src/core/records/agent-card.js';
-import type { VerbSpec } from '../../../src/core/records/verb-spec.js';
 import { defineAgent, type AgentDefinition, type Runtime } from '../../../src/runtime/index.js';
 import {
   generateApiKey,
@@ -23,6 +22,7 @@ import {
   type WsJsonRpcFace,
   type WsJsonRpcInit,
 } from '../../../src/transports/ws-jsonrpc/index.js';
+import { spec } from '../../runtime/helpers.js';
 import { startNode as startInProcessNode } from '../../support/start-node.js';
 
 /** Spec-example method names (single segment, not Plexus verbs) → the verbs that serve them. */
@@ -37,21 +37,6 @@ export const SPEC_ALIASES: Readonly<Record<string, string>> = {
 
 function cap(verb: string, input: AgentCapability['input'] = true): AgentCapability {
   return { verb, input, output: true };
-}
-
-function spec(name: string, extra: Partial<VerbSpec> = {}): VerbSpec {
-  return {
-    name,
-    version: 1,
-    status: 'stable',
-    input: true,
-    output: true,
-    effects: {},
-    capabilities: [],
-    category: 'query',
-    deterministic: true,
-    ...extra,
-  };
 }
 
 function numbers(input: JsonValue): number[] {
