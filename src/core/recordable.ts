@@ -33,14 +33,32 @@ function loneSurrogate(s: string): boolean {
  * @param maxDepth - deepest accepted nesting. @default MAX_JSON_DEPTH
  */
 export function isRecordable(value: unknown, maxDepth: number = MAX_JSON_DEPTH): boolean {
-  return fast(value, maxDepth, false);
+  return isJsonWithin(value, maxDepth, RECORDABLE);
 }
 
-/** `lossless`: a `lossless-json` number counts as a number (a value read by the lossless parser). */
-function fast(v: unknown, left: number, lossless: boolean): boolean {
+/** What a {@link isJsonWithin} walk accepts beyond plain JSON values. */
+export interface JsonWalkRules {
+  /** A `lossless-json` number counts as a number (a value read by the lossless parser). */
+  readonly losslessNumbers: boolean;
+  /** An object member whose value is `undefined` is skipped (as JSON.stringify drops it) instead of refused. */
+  readonly skipUndefinedMembers: boolean;
+  /** Strings and keys must be I-JSON text (no lone surrogate). */
+  readonly iJsonText: boolean;
+}
+
+const RECORDABLE: JsonWalkRules = { losslessNumbers: false, skipUndefinedMembers: true, iJsonText: true };
+const RECORDABLE_LOSSLESS: JsonWalkRules = { ...RECORDABLE, losslessNumbers: true };
+
+/**
+ * The fast walk over a value (no pointers built): true when it is plain JSON (plain objects,
+ * arrays without holes or `undefined`, strings, finite numbers, booleans, null) under `rules`,
+ * at most `left` levels deep. The depth is checked before recursing, so cycles and hostile
+ * nesting end in `false`, never in a stack overflow.
+ */
+export function isJsonWithin(v: unknown, left: number, rules: JsonWalkRules): boolean {
   switch (typeof v) {
     case 'string':
-      return !loneSurrogate(v);
+      return !rules.iJsonText || !loneSurrogate(v);
     case 'boolean':
       return true;
     case 'number':
@@ -49,18 +67,23 @@ function fast(v: unknown, left: number, lossless: boolean): boolean {
       if (v === null) return true;
       if (left <= 0) return false;
       if (Array.isArray(v)) {
+        // A hole reads as undefined, which is refused.
         const a = v as unknown[];
-        for (let i = 0; i < a.length; i++) if (!fast(a[i], left - 1, lossless)) return false;
+        for (let i = 0; i < a.length; i++) if (!isJsonWithin(a[i], left - 1, rules)) return false;
         return true;
       }
       const proto = Object.getPrototypeOf(v) as unknown;
-      if (proto !== Object.prototype && proto !== null) return lossless && isLosslessNumber(v);
+      if (proto !== Object.prototype && proto !== null) return rules.losslessNumbers && isLosslessNumber(v);
       const o = v as Record<string, unknown>;
       for (const key in o) {
         if (!Object.hasOwn(o, key)) continue;
         const child = o[key];
-        if (loneSurrogate(key)) return false;
-        if (child !== undefined && !fast(child, left - 1, lossless)) return false;
+        if (rules.iJsonText && loneSurrogate(key)) return false;
+        if (child === undefined) {
+          if (rules.skipUndefinedMembers) continue;
+          return false;
+        }
+        if (!isJsonWithin(child, left - 1, rules)) return false;
       }
       return true;
     }
@@ -88,7 +111,7 @@ export function recordableProblem(
   pointer = '',
   losslessNumbers = false,
 ): RecordableProblem | undefined {
-  if (fast(value, maxDepth, losslessNumbers)) return undefined;
+  if (isJsonWithin(value, maxDepth, losslessNumbers ? RECORDABLE_LOSSLESS : RECORDABLE)) return undefined;
   return locate(value, maxDepth, pointer, losslessNumbers);
 }
 

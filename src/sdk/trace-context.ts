@@ -3,20 +3,18 @@
  * request's `traceparent`) inside the caller's trace, or inside a new trace when the caller
  * has none.
  */
-import { randomBytes } from 'node:crypto';
 import { PlexusError } from '../core/errors.js';
-import { DEFAULT_TRACE_FLAGS, formatTraceparent, parseTraceparent } from '../wire/agentese/traceparent.js';
-
-function randomHex(bytes: number): string {
-  for (;;) {
-    const hex = randomBytes(bytes).toString('hex');
-    if (!/^0+$/.test(hex)) return hex;
-  }
-}
+import {
+  DEFAULT_TRACE_FLAGS,
+  formatTraceparent,
+  newSpanId,
+  newTraceId,
+  parseTraceparent,
+} from '../wire/agentese/traceparent.js';
 
 /** A new `traceparent` starting a new trace (sampled). */
 export function newTraceparent(): string {
-  return formatTraceparent({ traceId: randomHex(16), spanId: randomHex(8), flags: DEFAULT_TRACE_FLAGS });
+  return formatTraceparent({ traceId: newTraceId(), spanId: newSpanId(), flags: DEFAULT_TRACE_FLAGS });
 }
 
 /**
@@ -35,7 +33,7 @@ export function childTraceparent(parent?: string): string {
       { details: { pointer: '/traceparent' } },
     );
   }
-  return formatTraceparent({ traceId: parts.traceId, spanId: randomHex(8), flags: parts.flags });
+  return formatTraceparent({ traceId: parts.traceId, spanId: newSpanId(), flags: parts.flags });
 }
 
 /** The trace id of a `traceparent`, or `undefined` when it is not one. */

@@ -4,7 +4,7 @@
  */
 import { canonicalizeJcs, hasLoneSurrogate } from '../core/canonical/jcs.js';
 import { PlexusError, toPlexusError } from '../core/errors.js';
-import { MAX_JSON_DEPTH } from '../core/recordable.js';
+import { MAX_JSON_DEPTH, isJsonWithin, type JsonWalkRules } from '../core/recordable.js';
 import { EVENT_TYPE_PATTERN_SOURCE } from '../core/records/event.js';
 import type { EventInput } from './event-log.js';
 
@@ -80,43 +80,11 @@ function checkId(value: unknown, name: string, pointer: string): string {
  */
 export function assertPlainJson(value: unknown, pointer = ''): void {
   // The fast walk builds no pointers; only after a refusal does the slow walk name the place.
-  if (!isPlainJson(value, 0)) locatePlainJsonProblem(value, pointer);
+  if (!isJsonWithin(value, MAX_DATA_DEPTH, EVENT_DATA)) locatePlainJsonProblem(value, pointer);
 }
 
-/** True when `v` is plain JSON within the depth bound (cycles exceed the bound). */
-function isPlainJson(v: unknown, depth: number): boolean {
-  switch (typeof v) {
-    case 'string':
-    case 'boolean':
-      return true;
-    case 'number':
-      return Number.isFinite(v);
-    case 'object': {
-      if (v === null) return true;
-      if (depth >= MAX_DATA_DEPTH) return false;
-      if (Array.isArray(v)) {
-        const a = v as unknown[];
-        for (let i = 0; i < a.length; i++) {
-          const item = a[i];
-          if (item === undefined || !isPlainJson(item, depth + 1)) return false;
-        }
-        // A hole reads as undefined, so it is refused above.
-        return true;
-      }
-      const proto = Object.getPrototypeOf(v) as unknown;
-      if (proto !== Object.prototype && proto !== null) return false;
-      const o = v as Record<string, unknown>;
-      for (const key in o) {
-        if (!Object.hasOwn(o, key)) continue;
-        const child = o[key];
-        if (child === undefined || !isPlainJson(child, depth + 1)) return false;
-      }
-      return true;
-    }
-    default:
-      return false;
-  }
-}
+/** Event data: plain JSON, no `undefined` member; its text is checked by the canonical form after. */
+const EVENT_DATA: JsonWalkRules = { losslessNumbers: false, skipUndefinedMembers: false, iJsonText: false };
 
 /** The slow walk after a refusal: throws naming the first offending value and its pointer. */
 function locatePlainJsonProblem(value: unknown, pointer: string): void {

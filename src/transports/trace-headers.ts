@@ -6,13 +6,14 @@
  * `traceparent` header (and the `tracestate` it was given), so a caller learns the trace id of
  * any call, and `plexus trace <id>` finds it.
  */
-import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import {
   DEFAULT_TRACE_FLAGS,
   formatTraceparent,
   isW3cSpanId,
   isW3cTraceId,
+  newSpanId,
+  newTraceId,
 } from '../wire/agentese/traceparent.js';
 
 /** The W3C `traceparent` header. */
@@ -35,13 +36,6 @@ const MAX_TRACESTATE = 512;
 const HEX2 = /^[0-9a-f]{2}$/;
 const TRACESTATE_MEMBER =
   /^[a-z0-9][a-z0-9_\-*/@]{0,255}=[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]$/;
-
-function randomHex(bytes: number): string {
-  for (;;) {
-    const hex = randomBytes(bytes).toString('hex');
-    if (!/^0+$/.test(hex)) return hex;
-  }
-}
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   if (Array.isArray(value)) return value.length === 1 ? value[0] : undefined; // two traceparents: invalid
@@ -92,7 +86,7 @@ export function servedTrace(headers: IncomingHttpHeaders): ServedTrace {
   if (parent === undefined) return { traceparent: childSpan(), continued: false };
   const tracestate = tracestateOf(headers[TRACESTATE_HEADER]);
   return {
-    traceparent: formatTraceparent({ traceId: parent.traceId, spanId: randomHex(8), flags: parent.flags }),
+    traceparent: formatTraceparent({ traceId: parent.traceId, spanId: newSpanId(), flags: parent.flags }),
     ...(tracestate === undefined ? {} : { tracestate }),
     continued: true,
   };
@@ -148,8 +142,8 @@ export function withServedTrace<E extends { readonly traceparent?: string }>(
 export function childSpan(parent?: string): string {
   const parts = parseTraceparentHeader(parent);
   return formatTraceparent({
-    traceId: parts?.traceId ?? randomHex(16),
-    spanId: randomHex(8),
+    traceId: parts?.traceId ?? newTraceId(),
+    spanId: newSpanId(),
     flags: parts?.flags ?? DEFAULT_TRACE_FLAGS,
   });
 }

@@ -13,6 +13,7 @@ import { capturedIo } from '../../src/cli/io.js';
 import { createNode, nodeKeyPath, type Node } from '../../src/node/index.js';
 import { tokenVerifier, readKeyFile } from '../../src/security/index.js';
 import { runCli } from './run-cli.js';
+import { until } from '../support/until.js';
 
 const dirs: string[] = [];
 let node: Node;
@@ -236,8 +237,7 @@ describe('plexus start', () => {
     let stop: (signal: string) => void = () => undefined;
     const shutdown = new Promise<string>((resolve) => (stop = resolve));
     const running = runStart(io, { data: 'state', port: '0', dev: true, demo: true }, shutdown);
-    for (let i = 0; i < 200 && !io.out().includes('press Ctrl-C'); i++)
-      await new Promise((r) => setTimeout(r, 20));
+    await until(() => io.out().includes('press Ctrl-C'), { what: 'the node to print its banner' });
     const url = /listening on (\S+)/.exec(io.out())?.[1];
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(io.out()).toMatch(/auth is off: dev mode on loopback/);
@@ -289,8 +289,7 @@ describe('plexus call --follow and Ctrl-C', () => {
       { node: node.url, data: '{"seconds":30}', input: [], async: false, follow: true, json: false },
       terminal,
     );
-    for (let i = 0; i < 200 && !io.err().includes('job_started'); i++)
-      await new Promise((r) => setTimeout(r, 20));
+    await until(() => io.err().includes('job_started'), { what: 'the job to start' });
     interrupt();
     await expect(running).rejects.toMatchObject({
       code: 'CANCELLED',

@@ -11,7 +11,16 @@ import {
   rpcDomain,
   signEnvelope,
 } from '../../src/security/index.js';
-import { built, cleanup, esrpRequest, get, post, resultOf, startNode, type NodeProcess } from './harness.js';
+import {
+  built,
+  cleanup,
+  esrpRequest,
+  get,
+  post,
+  resultOf,
+  startNodeProcess,
+  type NodeProcess,
+} from './harness.js';
 
 // Bad input on every face of a node with auth on and a 4 KiB body limit: each gets the
 // face's own error, and the node keeps serving.
@@ -23,7 +32,7 @@ const peerKey = generateKeyPair();
 
 beforeAll(async () => {
   expect(built(), 'run `npm run build` first').toBe(true);
-  node = await startNode({
+  node = await startNodeProcess({
     flags: ['--demo'],
     config: `limits: { bodyLimitBytes: 4096 }\nauth: { trustedPeers: [${identityFromPublicKey(peerKey.publicKey).did}] }\n`,
   });

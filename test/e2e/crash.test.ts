@@ -1,7 +1,17 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobsOfDataDir } from '../../src/node/index.js';
-import { BIN, built, cleanup, esrpRequest, eventually, exitOf, get, post, startNode } from './harness.js';
+import {
+  BIN,
+  built,
+  cleanup,
+  esrpRequest,
+  eventually,
+  exitOf,
+  get,
+  post,
+  startNodeProcess,
+} from './harness.js';
 
 // Shutdown and recovery (issue 3 item 7) with real processes.
 beforeAll(() => {
@@ -12,7 +22,7 @@ afterAll(cleanup);
 
 describe('a node killed with SIGKILL during load', () => {
   it('has every acknowledged job after a restart, re-runs the idempotent running job, and its log replays', async () => {
-    const first = await startNode();
+    const first = await startNodeProcess();
     const { dataDir } = first;
     // A job that is running when the node dies: demo.slow is declared safe to run again.
     const slow = await post(
@@ -49,7 +59,7 @@ describe('a node killed with SIGKILL during load', () => {
     await Promise.all(workers);
     const acked = new Map(acknowledged);
 
-    const second = await startNode({ dataDir });
+    const second = await startNodeProcess({ dataDir });
     const slowJob = await eventually('the interrupted job to finish again', async () => {
       const r = await get(`${second.url}/v1/jobs/${slowId}`);
       return r.body.status === 'succeeded' ? (r.body as { job: { state: string } }) : undefined;
@@ -82,7 +92,7 @@ describe('a node killed with SIGKILL during load', () => {
 
 describe('a node sent SIGTERM', () => {
   it('drains the running job, exits 0, and the job is complete after a restart', async () => {
-    const node = await startNode();
+    const node = await startNodeProcess();
     const slow = await post(
       `${node.url}/v1/jobs`,
       esrpRequest('demo.slow', { seconds: 1, steps: 4 }, 'async'),
@@ -101,7 +111,7 @@ describe('a node sent SIGTERM', () => {
   });
 
   it('cancels what outlasts the drain bound and still exits 0', async () => {
-    const node = await startNode({ flags: ['--dev', '--demo', '--drain-ms', '100'] });
+    const node = await startNodeProcess({ flags: ['--dev', '--demo', '--drain-ms', '100'] });
     const slow = await post(`${node.url}/v1/jobs`, esrpRequest('demo.slow', { seconds: 60 }, 'async'));
     const id = slow.body.job.job_id as string;
     await eventually('the job to start', async () =>

@@ -2,14 +2,23 @@ import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobsOfDataDir } from '../../src/node/index.js';
-import { built, cleanup, esrpRequest, get, post, resultOf, startNode, type NodeProcess } from './harness.js';
+import {
+  built,
+  cleanup,
+  esrpRequest,
+  get,
+  post,
+  resultOf,
+  startNodeProcess,
+  type NodeProcess,
+} from './harness.js';
 
 // One real node process (dev mode, demo agents): a request through every face.
 let node: NodeProcess;
 
 beforeAll(async () => {
   expect(built(), 'run `npm run build` first').toBe(true);
-  node = await startNode();
+  node = await startNodeProcess();
 });
 
 afterAll(cleanup);

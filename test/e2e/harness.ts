@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { generateApiKey, type GeneratedApiKey } from '../../src/security/auth/api-keys.js';
+import { eventually as pollUntilValue } from '../support/until.js';
 
 export const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 export const BIN = join(ROOT, 'bin', 'plexus.js');
@@ -43,8 +44,8 @@ export interface NodeProcess {
   readonly exited: Promise<number | string>;
 }
 
-/** Options of {@link startNode}. */
-export interface StartNodeInit {
+/** Options of {@link startNodeProcess}. */
+export interface StartNodeProcessInit {
   readonly dataDir?: string;
   /** `plexus.yaml` contents, written into the data directory's parent and passed with --config. */
   readonly config?: string;
@@ -59,7 +60,7 @@ export interface StartNodeInit {
 }
 
 /** Spawns `plexus start --port 0 --data DIR …` and waits for its listening line. */
-export async function startNode(init: StartNodeInit = {}): Promise<NodeProcess> {
+export async function startNodeProcess(init: StartNodeProcessInit = {}): Promise<NodeProcess> {
   const dataDir = init.dataDir ?? join(tempDir(), 'data');
   const args = [
     BIN,
@@ -161,23 +162,12 @@ export async function freePort(): Promise<number> {
 }
 
 /** Polls `check` every 50 ms until it returns a value other than undefined, at most `timeoutMs`. */
-export async function eventually<T>(
+export function eventually<T>(
   what: string,
   check: () => Promise<T | undefined>,
   timeoutMs = 15_000,
 ): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < until) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
+  return pollUntilValue(what, check, { limitMs: timeoutMs, everyMs: 50 });
 }
 
 /** An ESRP v1 request for `verb` whose whole input is `data` (the JSON input named `input`). */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { built, cleanup, exitOf, ROOT, startNode, type NodeProcess } from './harness.js';
+import { built, cleanup, exitOf, ROOT, startNodeProcess, type NodeProcess } from './harness.js';
 import { spawnSync } from 'node:child_process';
 
 // Every JSON-RPC request of seed 003 (the fixture), sent in order to a running node over
@@ -108,7 +108,7 @@ let rpc: Rpc;
 
 beforeAll(async () => {
   expect(built(), 'run `npm run build` first').toBe(true);
-  node = await startNode();
+  node = await startNodeProcess();
   rpc = await rpcClient(node.url);
 });
 

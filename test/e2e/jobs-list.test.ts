@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { built, cleanup, esrpRequest, startNode, tenantKeys, type NodeProcess } from './harness.js';
+import { built, cleanup, esrpRequest, startNodeProcess, tenantKeys, type NodeProcess } from './harness.js';
 
 // GET /v1/jobs on a real node process with auth on and API keys bound to tenants: each caller
 // lists only its own tenant's jobs, newest first, page by page; bad parameters are 400s in the
@@ -60,7 +60,7 @@ async function listAll(key: Key, query: string): Promise<{ ids: string[]; pages:
 
 beforeAll(async () => {
   if (!built()) throw new Error('dist/ is missing: build first (npx tsc -b tsconfig.build.json)');
-  node = await startNode({ flags: ['--demo'], config: CONFIG });
+  node = await startNodeProcess({ flags: ['--demo'], config: CONFIG });
   for (let i = 0; i < 3; i++) ids.acme.push(await run(acme, { who: 'acme', i }));
   for (let i = 0; i < 2; i++) ids.globex.push(await run(globex, { who: 'globex', i }));
   ids.ops.push(await run(ops, { who: 'ops' }));

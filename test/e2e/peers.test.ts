@@ -11,7 +11,7 @@ import {
   get,
   post,
   resultOf,
-  startNode,
+  startNodeProcess,
   type NodeProcess,
 } from './harness.js';
 
@@ -26,8 +26,8 @@ beforeAll(async () => {
   const config = (demo: string, peerPort: number): string =>
     `demo: [${demo}]\nprimitives: false\npeerPollMs: 200\npeers:\n  - url: http://127.0.0.1:${peerPort}\n`;
   [a, b] = await Promise.all([
-    startNode({ port: portA, flags: ['--dev'], config: config('echo', portB) }),
-    startNode({ port: portB, flags: ['--dev'], config: config('math, text, demo', portA) }),
+    startNodeProcess({ port: portA, flags: ['--dev'], config: config('echo', portB) }),
+    startNodeProcess({ port: portB, flags: ['--dev'], config: config('math, text, demo', portA) }),
   ]);
   const remoteIds = async (node: NodeProcess): Promise<string[]> =>
     ((await get(`${node.url}/agents?origin=remote`)).body.agents as { id: string }[]).map((c) => c.id);

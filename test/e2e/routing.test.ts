@@ -15,7 +15,7 @@ import {
   get,
   post,
   resultOf,
-  startNode,
+  startNodeProcess,
   tempDir,
   type Body,
   type NodeProcess,
@@ -36,11 +36,11 @@ const dataB = join(tempDir(), 'b');
 const bUrl = (): string => `http://127.0.0.1:${portB}`;
 
 function startA(): Promise<NodeProcess> {
-  return startNode({ port: portA, dataDir: dataA, flags: ['--dev'], config: configA });
+  return startNodeProcess({ port: portA, dataDir: dataA, flags: ['--dev'], config: configA });
 }
 
 function startB(): Promise<NodeProcess> {
-  return startNode({
+  return startNodeProcess({
     port: portB,
     dataDir: dataB,
     flags: ['--dev'],
@@ -94,7 +94,7 @@ beforeAll(async () => {
   ].join('\n');
   [b, c] = await Promise.all([
     startB(),
-    startNode({ port: portC, flags: ['--dev'], config: 'demo: [math]\nprimitives: false\n' }),
+    startNodeProcess({ port: portC, flags: ['--dev'], config: 'demo: [math]\nprimitives: false\n' }),
   ]);
   a = await startA();
   await eventually('A to learn B’s agents', async () => {

@@ -1,14 +1,14 @@
 import { get as httpGet, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sseParser, type SseEvent } from '../../src/cli/sse.js';
-import { built, cleanup, esrpRequest, post, startNode, type NodeProcess } from './harness.js';
+import { built, cleanup, esrpRequest, post, startNodeProcess, type NodeProcess } from './harness.js';
 
 // An ESRP async job followed over SSE, cut mid-way, and resumed with Last-Event-ID.
 let node: NodeProcess;
 
 beforeAll(async () => {
   expect(built(), 'run `npm run build` first').toBe(true);
-  node = await startNode();
+  node = await startNodeProcess();
 });
 
 afterAll(cleanup);

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withDataDirLog } from '../../src/node/index.js';
-import { BIN, built, cleanup, esrpRequest, exitOf, post, startNode } from './harness.js';
+import { BIN, built, cleanup, esrpRequest, exitOf, post, startNodeProcess } from './harness.js';
 
 // A supervision tree configured in plexus.yaml, in a real node process (issue 4, §11.3).
 beforeAll(() => {
@@ -30,7 +30,7 @@ function hangingCall(traceId: string) {
 
 describe('a node with a supervision tree in plexus.yaml', () => {
   it('restarts the group on a hang, gives up past the intensity with UNAVAILABLE naming agent and supervisor, keeps serving the rest', async () => {
-    const node = await startNode({ config: CONFIG });
+    const node = await startNodeProcess({ config: CONFIG });
     const echo = (n: number) => post(`${node.url}/v1/execute`, esrpRequest('echo.echo', { n }));
     expect((await echo(1)).status).toBe(200);
 

@@ -2,7 +2,15 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, built, cleanup, esrpRequest, startNode, tenantKeys, type NodeProcess } from './harness.js';
+import {
+  BIN,
+  built,
+  cleanup,
+  esrpRequest,
+  startNodeProcess,
+  tenantKeys,
+  type NodeProcess,
+} from './harness.js';
 
 // Tenant isolation on every face of a real node process (auth on, API keys bound to tenants):
 // one tenant never reads, cancels, replays or watches another's jobs, sessions or memories,
@@ -14,7 +22,7 @@ let node: NodeProcess;
 
 beforeAll(async () => {
   if (!built()) throw new Error('dist/ is missing: build first (npx tsc -b tsconfig.build.json)');
-  node = await startNode({ flags: ['--demo'], config: CONFIG });
+  node = await startNodeProcess({ flags: ['--demo'], config: CONFIG });
 }, 30_000);
 
 afterAll(async () => {

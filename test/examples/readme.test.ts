@@ -28,7 +28,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT, cleanup, exitOf, startNode, tempDir, type NodeProcess } from '../e2e/harness.js';
+import { BIN, ROOT, cleanup, exitOf, startNodeProcess, tempDir, type NodeProcess } from '../e2e/harness.js';
 import {
   matchesTranscript,
   transcripts,
@@ -61,9 +61,9 @@ const portOf = (node: { readonly url: string }): string => new URL(node.url).por
 const A_FLAGS = ['--dev', '--demo'];
 
 beforeAll(async () => {
-  a = await startNode({ dataDir: join(tempDir(), '.plexus'), flags: A_FLAGS, timeoutMs: 60_000 });
+  a = await startNodeProcess({ dataDir: join(tempDir(), '.plexus'), flags: A_FLAGS, timeoutMs: 60_000 });
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  b = await startNode({
+  b = await startNodeProcess({
     config: secondNodeConfig(readme).replaceAll('3100', portOf(a)),
     flags: ['--dev'],
     timeoutMs: 60_000,
@@ -217,7 +217,7 @@ async function stopA(): Promise<void> {
  */
 async function restartA(): Promise<void> {
   const port = Number(portOf(a));
-  a = await startNode({ dataDir: join(tempDir(), '.plexus'), port, flags: A_FLAGS, timeoutMs: 60_000 });
+  a = await startNodeProcess({ dataDir: join(tempDir(), '.plexus'), port, flags: A_FLAGS, timeoutMs: 60_000 });
 }
 
 describe.each(PAGES)('the transcripts of %s', (page) => {

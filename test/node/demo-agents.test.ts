@@ -6,6 +6,7 @@ import { DEMO_VERBS, demoAgents } from '../../src/node/index.js';
 import { plainInput } from '../../src/node/demo/esrp-input.js';
 import { createRuntime, type Runtime } from '../../src/runtime/index.js';
 import { memoryEventLog, type EventLog } from '../../src/store/index.js';
+import { until } from '../support/until.js';
 
 let log: EventLog | undefined;
 let runtime: Runtime | undefined;
@@ -135,9 +136,9 @@ describe('the demo agents', () => {
   it('demo.slow stops when cancelled', async () => {
     const rt = await started();
     const { job } = await rt.submit(request('demo.slow', { seconds: 60 }), { face: 'internal' });
-    for (let i = 0; i < 200 && (await rt.getJob(job.id)).state !== 'WORKING'; i++) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await until(async () => (await rt.getJob(job.id)).state === 'WORKING', {
+      what: 'the demo.slow job to work',
+    });
     const cancelled = await rt.cancelJob(job.id);
     expect(cancelled.state).toBe('CANCELED');
   });

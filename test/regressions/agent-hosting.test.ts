@@ -16,7 +16,7 @@ import {
   exitOf,
   post,
   resultOf,
-  startNode,
+  startNodeProcess,
   tempDir,
   type NodeProcess,
 } from '../e2e/harness.js';
@@ -79,7 +79,7 @@ afterAll(cleanup);
 
 describe('plexus start --agent FILE with agents: in plexus.yaml', () => {
   it('hosts both modules, logs a crash with its stack and keeps the stack from the caller', async () => {
-    const node = await startNode({
+    const node = await startNodeProcess({
       flags: [
         '--dev',
         '--memory',

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT, built, cleanup, exitOf, startNode, tempDir } from '../e2e/harness.js';
+import { BIN, ROOT, built, cleanup, exitOf, startNodeProcess, tempDir } from '../e2e/harness.js';
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 /** The README's "## Your first agent" section, up to the next `## ` heading. */
@@ -61,7 +61,7 @@ describe('the "your first agent" block', () => {
     expect(call.slice(0, 3)).toEqual(['npx', 'plexus', 'call']);
 
     // From examples/ the block's `./first-agent.js` is the example; `plexus/sdk` resolves to this package.
-    const node = await startNode({
+    const node = await startNodeProcess({
       flags: [...start.slice(3), '--memory'],
       dataDir: join(tempDir('plexus-first-agent-'), 'data'),
       cwd: EXAMPLES,

@@ -12,7 +12,7 @@ import type { Envelope } from '../../src/core/envelope.js';
 import { PlexusError } from '../../src/core/errors.js';
 import { createNode, type Node } from '../../src/node/index.js';
 import { sqliteEventLog } from '../../src/store/index.js';
-import { BIN, built, cleanup, exitOf, get, startNode } from '../e2e/harness.js';
+import { BIN, built, cleanup, exitOf, get, startNodeProcess } from '../e2e/harness.js';
 
 const dirs: string[] = [];
 const nodes: Node[] = [];
@@ -52,7 +52,7 @@ function secondStart(dataDir: string): { status: number | null; stderr: string }
 
 describe('a second node on one data directory', () => {
   it('is refused, naming the running node’s pid and port; after kill -9 a restart takes the directory', async () => {
-    const first = await startNode();
+    const first = await startNodeProcess();
     const port = new URL(first.url).port;
     const second = secondStart(first.dataDir);
     expect(second.status, 'the second start must exit, not serve').not.toBe(null);
@@ -65,7 +65,7 @@ describe('a second node on one data directory', () => {
 
     first.child.kill('SIGKILL');
     expect(await exitOf(first)).toBe('SIGKILL');
-    const restarted = await startNode({ dataDir: first.dataDir });
+    const restarted = await startNodeProcess({ dataDir: first.dataDir });
     expect((await get(`${restarted.url}/readyz`)).status).toBe(200);
     restarted.child.kill('SIGTERM');
     expect(await exitOf(restarted)).toBe(0);

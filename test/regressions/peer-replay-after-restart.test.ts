@@ -7,7 +7,7 @@ import {
   rpcDomain,
   signEnvelope,
 } from '../../src/security/index.js';
-import { built, cleanup, exitOf, startNode, tempDir } from '../e2e/harness.js';
+import { built, cleanup, exitOf, startNodeProcess, tempDir } from '../e2e/harness.js';
 import { join } from 'node:path';
 
 // Issue 11 item 1: the replay cache of signed envelopes lived in memory only, so an envelope a
@@ -47,7 +47,7 @@ describe('a signed peer envelope after a node restart', () => {
   it('is refused when it was signed (and run) before the restart; a fresh one still runs', async () => {
     if (!built()) throw new Error('dist/ is missing: build first (npm run build)');
     const dataDir = join(tempDir(), 'data');
-    const first = await startNode({ dataDir, flags: ['--demo'], config: CONFIG });
+    const first = await startNodeProcess({ dataDir, flags: ['--demo'], config: CONFIG });
     const captured = signedEcho('once');
     const ran = await invoke(first.url, captured);
     expect(ran.status).toBe(200);
@@ -56,7 +56,7 @@ describe('a signed peer envelope after a node restart', () => {
 
     first.child.kill('SIGKILL'); // a crash: nothing could be flushed on the way out
     await exitOf(first);
-    const second = await startNode({ dataDir, flags: ['--demo'], config: CONFIG });
+    const second = await startNodeProcess({ dataDir, flags: ['--demo'], config: CONFIG });
     const replayed = await invoke(second.url, captured);
     expect(replayed.status).toBe(401);
     expect(replayed.body).toMatchObject({

@@ -9,7 +9,7 @@ import {
   signEnvelope,
   type Ed25519KeyPair,
 } from '../../src/security/index.js';
-import { built, cleanup, startNode, tenantKeys, type NodeProcess } from '../e2e/harness.js';
+import { built, cleanup, startNodeProcess, tenantKeys, type NodeProcess } from '../e2e/harness.js';
 
 // Issue 11 item 1: on a node with auth on and no auth.trustedPeers, a bearer of tenant B plus
 // an envelope signed by a freshly generated key claiming tenant A ran as tenant A on
@@ -30,8 +30,8 @@ beforeAll(async () => {
   if (!built()) throw new Error('dist/ is missing: build first (npm run build)');
   // No --dev: auth is on.
   [plain, guarded] = await Promise.all([
-    startNode({ flags: ['--demo'], config: KEYS }),
-    startNode({ flags: ['--demo'], config: `${KEYS}  trustedPeers: [${trustedDid}]\n` }),
+    startNodeProcess({ flags: ['--demo'], config: KEYS }),
+    startNodeProcess({ flags: ['--demo'], config: `${KEYS}  trustedPeers: [${trustedDid}]\n` }),
   ]);
   for (const node of [plain, guarded]) sessions.set(node, await keepSecret(node));
 }, 30_000);

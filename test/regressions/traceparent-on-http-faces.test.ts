@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cleanup, startNode, type NodeProcess } from '../e2e/harness.js';
+import { BIN, cleanup, startNodeProcess, type NodeProcess } from '../e2e/harness.js';
 
 const W3C = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
@@ -65,7 +65,7 @@ function tracedVerbs(id: string): string[] {
 }
 
 beforeAll(async () => {
-  node = await startNode({ flags: ['--dev', '--demo'] });
+  node = await startNodeProcess({ flags: ['--dev', '--demo'] });
 }, 60_000);
 
 afterAll(async () => {

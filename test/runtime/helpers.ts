@@ -102,15 +102,6 @@ export function gate<T = void>(): { promise: Promise<T>; open: (value: T) => voi
   return { promise, open };
 }
 
-/** Waits until `check` is true (polling), failing after `limitMs`. */
-export async function until(check: () => boolean, limitMs = 5000): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > limitMs) throw new Error('condition not reached');
-    await sleep(2);
-  }
-}
-
 /** A runtime under test with its log and observer. */
 export interface Harness {
   readonly log: EventLog;

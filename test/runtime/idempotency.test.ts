@@ -4,7 +4,8 @@ import { ESRP_EXTENSIONS } from '../../src/wire/esrp/extensions.js';
 import { idempotencyIdentity } from '../../src/runtime/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { memoryEventLog } from '../../src/store/index.js';
-import { agent, gate, type Harness, request, sleep, startRuntime, until } from './helpers.js';
+import { agent, gate, type Harness, request, sleep, startRuntime } from './helpers.js';
+import { until } from '../support/until.js';
 
 function counting() {
   let calls = 0;

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { validateJob } from '../../src/core/records/job.js';
 import { type JobEvent } from '../../src/runtime/index.js';
-import { agent, gate, type Harness, request, startRuntime, until } from './helpers.js';
+import { agent, gate, type Harness, request, startRuntime } from './helpers.js';
+import { until } from '../support/until.js';
 
 /** An agent whose `demo.slow` waits for the test (or its signal) and counts its calls. */
 function slowAgent() {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/index.js';
-import { agent, gate, LOG_BACKENDS, request, startRuntime, until, type Harness } from './helpers.js';
+import { agent, gate, LOG_BACKENDS, request, startRuntime, type Harness } from './helpers.js';
+import { until } from '../support/until.js';
 
 function slowAgent() {
   const calls: string[] = [];

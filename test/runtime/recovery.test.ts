@@ -7,7 +7,8 @@ import {
   memoryObserver,
   type AgentDefinition,
 } from '../../src/runtime/index.js';
-import { cap, card, gate, request, spec, sqliteLog, tempDir, until } from './helpers.js';
+import { cap, card, gate, request, spec, sqliteLog, tempDir } from './helpers.js';
+import { until } from '../support/until.js';
 
 const VERBS: readonly VerbSpec[] = [
   spec('demo.lookup', { category: 'query', deterministic: true, effects: { reads: ['db/*'] } }),

@@ -8,7 +8,8 @@ import {
   type RemoteInvoker,
   type RouteState,
 } from '../../src/runtime/index.js';
-import { agent, cap, card, gate, type Harness, request, startRuntime, until } from './helpers.js';
+import { agent, cap, card, gate, type Harness, request, startRuntime } from './helpers.js';
+import { until } from '../support/until.js';
 
 function candidates(...ids: string[]): Candidate[] {
   return ids.map((id) => {

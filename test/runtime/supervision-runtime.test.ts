@@ -8,7 +8,8 @@ import {
   type SupervisorSpec,
 } from '../../src/runtime/index.js';
 import { memoryEventLog } from '../../src/store/index.js';
-import { card, cap, gate, type Harness, request, sleep, startRuntime, until } from './helpers.js';
+import { card, cap, gate, type Harness, request, sleep, startRuntime } from './helpers.js';
+import { until } from '../support/until.js';
 
 /**
  * A real agent whose verbs crash (`<id>.crash` throws a plain Error), hang (`<id>.hang` never

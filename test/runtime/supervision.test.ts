@@ -6,7 +6,8 @@ import {
   memoryObserver,
   type AgentSupervisor,
 } from '../../src/runtime/index.js';
-import { agent, card, cap, type Harness, request, startRuntime, until } from './helpers.js';
+import { agent, card, cap, type Harness, request, startRuntime } from './helpers.js';
+import { until } from '../support/until.js';
 
 /** An agent whose `demo.crash` throws a plain Error, counting instance creations. */
 function crashy(maxRestarts = 5, periodMs = 60_000) {

@@ -4,21 +4,14 @@
  * Its `traceparent` keeps the trace id and flags with a fresh span id, and the span it came from
  * is named in the extension `_x_agentese_parent_span_id` (the AGENTESE `parent_span_id`).
  */
-import { randomBytes } from 'node:crypto';
 import type { Envelope } from '../../core/envelope.js';
 import { AGENTESE_EXTENSIONS } from '../../wire/agentese/envelope.js';
-import { formatTraceparent, parseTraceparent } from '../../wire/agentese/traceparent.js';
+import { formatTraceparent, newSpanId, parseTraceparent } from '../../wire/agentese/traceparent.js';
 
 /** The extension key naming the parent span of a request's span. */
 export const PARENT_SPAN_EXTENSION = AGENTESE_EXTENSIONS.parentSpanId;
 
-/** 8 random bytes as 16 hex characters, never all zeros. */
-export function newSpanId(): string {
-  for (;;) {
-    const hex = randomBytes(8).toString('hex');
-    if (hex !== '0000000000000000') return hex;
-  }
-}
+export { newSpanId };
 
 /** The trace context of a child span of `traceparent`, or `undefined` when it is not W3C. */
 export function childSpan(

@@ -24,7 +24,13 @@ import { decodeEmergence } from '../../wire/emergence/codec.js';
 import { emergenceErrorToPlexus } from '../../wire/emergence/error.js';
 import { UUID_V4_PATTERN } from '../../wire/emergence/message.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
-import { abortableSleep, jittered, retrySchedule, type PeerRetryInit } from '../peer/retry.js';
+import {
+  abortableSleep,
+  retryAttempts,
+  retrySchedule,
+  type AttemptOutcome,
+  type PeerRetryInit,
+} from '../peer/retry.js';
 
 /** The extension key of a HELLO naming where the agent takes HELPs. */
 export const EMERGENCE_ENDPOINT_KEY = '_x_endpoint';
@@ -88,11 +94,6 @@ export interface EmergenceRemoteInvokerInit {
   readonly logger?: Logger;
 }
 
-type Attempt =
-  | { readonly kind: 'answer'; readonly envelope: Envelope }
-  | { readonly kind: 'fail'; readonly error: PlexusError }
-  | { readonly kind: 'retry'; readonly error: PlexusError; readonly answer?: Envelope };
-
 /**
  * A `RemoteInvoker` that sends requests for agents with an Emergence endpoint there, and every
  * other request to `next`.
@@ -125,7 +126,7 @@ export function emergenceRemoteInvoker(init: EmergenceRemoteInvokerInit): Remote
     help: JsonObject,
     request: Envelope,
     signal: AbortSignal,
-  ): Promise<Attempt> {
+  ): Promise<AttemptOutcome> {
     const controller = new AbortController();
     const onAbort = (): void => {
       controller.abort();
@@ -201,32 +202,18 @@ export function emergenceRemoteInvoker(init: EmergenceRemoteInvokerInit): Remote
         );
       }
       const help = helpOf(card, envelope, init.nodeId);
-      for (let retries = 0; ; retries++) {
-        if (signal.aborted) throw cancelled();
-        const outcome = await attempt(url, help, envelope, signal);
-        if (outcome.kind === 'answer') return outcome.envelope;
-        if (outcome.kind === 'fail') throw outcome.error;
-        const delay = schedule.delaysMs[retries];
-        if (delay === undefined) {
-          // The last attempt's own ERROR (e.g. 429 with its message) is the most useful answer.
-          if (outcome.answer !== undefined) return outcome.answer;
-          throw new PlexusError(
-            outcome.error.code,
-            `${outcome.error.message} (gave up after ${String(retries + 1)} attempts)`,
-            {
-              retryable: outcome.error.retryable,
-              details: { ...(outcome.error.details ?? {}), attempts: retries + 1 },
-              cause: outcome.error,
-            },
+      return retryAttempts(() => attempt(url, help, envelope, signal), signal, {
+        schedule,
+        random,
+        sleep,
+        cancelled,
+        onRetry: (error, wait) => {
+          logger.warn(
+            { endpoint: url, agent: card.id, request: help['id'], code: error.code, retryInMs: wait },
+            'agent endpoint call failed; retrying',
           );
-        }
-        const wait = jittered(delay, schedule.jitter, random);
-        logger.warn(
-          { endpoint: url, agent: card.id, request: help['id'], code: outcome.error.code, retryInMs: wait },
-          'agent endpoint call failed; retrying',
-        );
-        await sleep(wait, signal);
-      }
+        },
+      });
     },
     reaches(card) {
       if (emergenceEndpointOf(card) !== undefined) return true;

@@ -22,6 +22,7 @@ export {
   type PeerDirectoryInit,
   type PeerStatus,
 } from './peer-directory.js';
+export { realPollTimer, type PollTimer } from './poll-timer.js';
 export { httpPeerTransport, type HttpPeerTransportInit } from './peer-transport.js';
 export { peerRemoteInvoker, type PeerRemoteInvokerInit, type PeerResolver } from './peer-invoker.js';
 export { PEER_FACE, PEER_PRINCIPAL_KIND, registerPeerRoutes, type PeerRoutesInit } from './peer-routes.js';

@@ -24,6 +24,7 @@ import type { SignalOptions } from '../../store/index.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { PEER_AGENTS_PATH, PEER_EXTENSION, normalizePeerUrl, type PeerConfig } from './peer-config.js';
 import type { PeerResolver } from './peer-invoker.js';
+import { realPollTimer, type PollTimer } from './poll-timer.js';
 import { jittered } from './retry.js';
 
 /** Options of {@link peerDirectory}. */
@@ -46,6 +47,8 @@ export interface PeerDirectoryInit {
   readonly random?: () => number;
   /** Where the directory logs. @default silentLogger */
   readonly logger?: Logger;
+  /** The timer of the poll loop. @default realPollTimer() */
+  readonly timer?: PollTimer;
 }
 
 /** What the directory knows about one peer. */
@@ -86,7 +89,8 @@ interface PeerState {
   reachable: boolean;
   failures: number;
   lastError: string | undefined;
-  timer: ReturnType<typeof setTimeout> | undefined;
+  /** Cancels the scheduled poll, while one is scheduled. */
+  cancel: (() => void) | undefined;
   chain: Promise<void>;
   readonly warned: Set<string>;
 }
@@ -121,6 +125,7 @@ export function peerDirectory(init: PeerDirectoryInit): PeerDirectory {
   const fetchFn = init.fetch ?? globalThis.fetch;
   const random = init.random ?? Math.random;
   const logger = init.logger ?? silentLogger;
+  const timer = init.timer ?? realPollTimer();
   const { registry } = init.runtime;
 
   const states = new Map<string, PeerState>();
@@ -138,7 +143,7 @@ export function peerDirectory(init: PeerDirectoryInit): PeerDirectory {
       reachable: false,
       failures: 0,
       lastError: undefined,
-      timer: undefined,
+      cancel: undefined,
       chain: Promise.resolve(),
       warned: new Set(),
     });
@@ -260,14 +265,13 @@ export function peerDirectory(init: PeerDirectoryInit): PeerDirectory {
   function schedule(state: PeerState, delayMs: number): void {
     if (!started) return;
     const signal = lifetime.signal;
-    state.timer = setTimeout(() => {
-      state.timer = undefined;
+    state.cancel = timer.after(delayMs, () => {
+      state.cancel = undefined;
       void pollQueued(state, signal).then(() => {
         const delay = nextPollDelay(intervalMs, maxIntervalMs, state.failures);
         if (!signal.aborted) schedule(state, jittered(delay, 0.1, random));
       });
-    }, delayMs);
-    state.timer.unref();
+    });
   }
 
   const statusOf = (state: PeerState): PeerStatus => {
@@ -312,8 +316,8 @@ export function peerDirectory(init: PeerDirectoryInit): PeerDirectory {
       started = false;
       lifetime.abort();
       for (const state of states.values()) {
-        if (state.timer !== undefined) clearTimeout(state.timer);
-        state.timer = undefined;
+        state.cancel?.();
+        state.cancel = undefined;
       }
       await Promise.all([...states.values()].map((state) => state.chain));
       await writes;

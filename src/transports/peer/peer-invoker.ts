@@ -19,7 +19,13 @@ import { rpcDomain, signEnvelope, type Ed25519KeyPair } from '../../security/ind
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { PEER_INVOKE_PATH, PEER_TIMEOUT_HEADER, normalizePeerUrl, type PeerConfig } from './peer-config.js';
 import { RETRYABLE_STATUSES, answerEnvelopeOf, errorDataOf, withDetails } from './peer-wire.js';
-import { abortableSleep, jittered, retrySchedule, type PeerRetryInit } from './retry.js';
+import {
+  abortableSleep,
+  retryAttempts,
+  retrySchedule,
+  type AttemptOutcome,
+  type PeerRetryInit,
+} from './retry.js';
 import { plexusCodeFromHttp } from '../http/http-status.js';
 
 /** Finds the peer node a remote card was learned from ({@link PeerDirectory} is one). */
@@ -55,12 +61,6 @@ export interface PeerRemoteInvokerInit {
   readonly logger?: Logger;
 }
 
-/** One attempt's result. */
-type Attempt =
-  | { readonly kind: 'answer'; readonly envelope: Envelope }
-  | { readonly kind: 'fail'; readonly error: PlexusError }
-  | { readonly kind: 'retry'; readonly error: PlexusError; readonly answer?: Envelope };
-
 /**
  * Creates the node's `RemoteInvoker` over HTTP.
  *
@@ -95,7 +95,7 @@ export function peerRemoteInvoker(init: PeerRemoteInvokerInit): RemoteInvoker {
     url: string,
     envelope: Envelope,
     signal: AbortSignal,
-  ): Promise<Attempt> {
+  ): Promise<AttemptOutcome> {
     let body: string;
     try {
       const signed = signEnvelope(envelope as unknown as JsonValue, {
@@ -196,27 +196,18 @@ export function peerRemoteInvoker(init: PeerRemoteInvokerInit): RemoteInvoker {
         );
       }
       const url = `${normalizePeerUrl(peer.url)}${PEER_INVOKE_PATH}`;
-      for (let retries = 0; ; retries++) {
-        if (signal.aborted) throw cancelled();
-        const outcome = await attempt(peer, url, envelope, signal);
-        if (outcome.kind === 'answer') return outcome.envelope;
-        if (outcome.kind === 'fail') throw outcome.error;
-        const delay = schedule.delaysMs[retries];
-        if (delay === undefined) {
-          if (outcome.answer !== undefined) return outcome.answer;
-          throw withDetails(
-            outcome.error,
-            { attempts: retries + 1 },
-            `${outcome.error.message} (gave up after ${String(retries + 1)} attempts)`,
+      return retryAttempts(() => attempt(peer, url, envelope, signal), signal, {
+        schedule,
+        random,
+        sleep,
+        cancelled,
+        onRetry: (error, wait) => {
+          logger.warn(
+            { peer: url, agent: card.id, request: envelope.id, code: error.code, retryInMs: wait },
+            'peer call failed; retrying',
           );
-        }
-        const wait = jittered(delay, schedule.jitter, random);
-        logger.warn(
-          { peer: url, agent: card.id, request: envelope.id, code: outcome.error.code, retryInMs: wait },
-          'peer call failed; retrying',
-        );
-        await sleep(wait, signal);
-      }
+        },
+      });
     },
   };
 }

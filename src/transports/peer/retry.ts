@@ -2,7 +2,9 @@
  * The retry schedule of node-to-node calls (D4): up to three retries, after 0.5, 1 and 2 s,
  * each spread by a random jitter, with sleeps that end early when the call is cancelled.
  */
+import type { Envelope } from '../../core/envelope.js';
 import { PlexusError } from '../../core/errors.js';
+import { withDetails } from './peer-wire.js';
 
 /** The default delays before each retry, ms (D4). */
 export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [500, 1000, 2000];
@@ -72,4 +74,57 @@ export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
     }, ms);
     signal.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/** One attempt's outcome: an answer, a failure that ends the call, or a failure worth retrying (with the far side's own error answer, when it gave one). */
+export type AttemptOutcome =
+  | { readonly kind: 'answer'; readonly envelope: Envelope }
+  | { readonly kind: 'fail'; readonly error: PlexusError }
+  | { readonly kind: 'retry'; readonly error: PlexusError; readonly answer?: Envelope };
+
+/** How {@link retryAttempts} waits and reports. */
+export interface RetryRun {
+  readonly schedule: RetrySchedule;
+  /** Random numbers in [0, 1) for the jitter. */
+  readonly random: () => number;
+  /** How to wait between attempts. */
+  readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** The error thrown when `signal` is aborted before an attempt. */
+  readonly cancelled: () => PlexusError;
+  /** Told of each retry before its wait (the callers log it). */
+  readonly onRetry: (error: PlexusError, waitMs: number) => void;
+}
+
+/**
+ * Runs `attempt` until it answers or fails, retrying after each delay of the schedule
+ * (jittered). When the retries are spent, the last attempt's own error answer is returned
+ * if it gave one, else its error with `details.attempts`.
+ *
+ * @throws PlexusError the failing attempt's error, `CANCELLED` via `run.cancelled` or
+ *   `run.sleep`, or the last retryable error once the retries are spent.
+ */
+export async function retryAttempts(
+  attempt: () => Promise<AttemptOutcome>,
+  signal: AbortSignal,
+  run: RetryRun,
+): Promise<Envelope> {
+  for (let retries = 0; ; retries++) {
+    if (signal.aborted) throw run.cancelled();
+    const outcome = await attempt();
+    if (outcome.kind === 'answer') return outcome.envelope;
+    if (outcome.kind === 'fail') throw outcome.error;
+    const delay = run.schedule.delaysMs[retries];
+    if (delay === undefined) {
+      // The last attempt's own error answer (e.g. a 429 with its message) is the most useful answer.
+      if (outcome.answer !== undefined) return outcome.answer;
+      throw withDetails(
+        outcome.error,
+        { attempts: retries + 1 },
+        `${outcome.error.message} (gave up after ${String(retries + 1)} attempts)`,
+      );
+    }
+    const wait = jittered(delay, run.schedule.jitter, run.random);
+    run.onRetry(outcome.error, wait);
+    await run.sleep(wait, signal);
+  }
 }

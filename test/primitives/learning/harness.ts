@@ -2,12 +2,12 @@
  * Test harness for a primitive: a started log, the primitive, and a runtime running it, with
  * `call(method, params)` going through the whole invoker pipeline (schema checks included).
  */
-import { randomUUID } from 'node:crypto';
 import type { JsonObject, JsonValue } from '../../../src/core/json.js';
 import type { Primitive, PrimitiveComponents } from '../../../src/primitives/primitive.js';
-import { createRuntime, type Runtime } from '../../../src/runtime/index.js';
+import type { Runtime } from '../../../src/runtime/index.js';
 import { memoryEventLog, type EventLog } from '../../../src/store/index.js';
 import type { Projection } from '../../../src/store/projection.js';
+import { startPrimitiveHost } from '../../support/primitive-harness.js';
 import { expectRebuildEqualsLive, viewsOf } from '../../support/replay-check.js';
 
 /** The answer of one call: a result, or the error's wire-safe form. */
@@ -39,44 +39,36 @@ export interface PrimitiveHarness {
   close(options?: { keepLog?: boolean }): Promise<void>;
 }
 
-/** Starts `make(components)` over `log` (a fresh memory log by default; started here unless already). */
+/** Starts `make(components)` over `log` (a fresh memory log by default), started here. */
 export async function startPrimitive(
   make: (components: PrimitiveComponents) => Primitive,
-  options: { log?: EventLog; now?: () => number; logStarted?: boolean } = {},
+  options: { log?: EventLog; now?: () => number } = {},
 ): Promise<PrimitiveHarness> {
   const log = options.log ?? memoryEventLog();
-  if (options.logStarted !== true) await log.start();
-  const primitive = make(options.now === undefined ? { log } : { log, now: options.now });
-  await primitive.start();
-  const runtime = createRuntime({ log, agents: [primitive.agent] });
-  await runtime.start();
+  const host = await startPrimitiveHost({
+    log: { log },
+    from: 'did:example:tester',
+    address: 'agent',
+    idempotencyKey: (id) => `test:${id}`,
+    primitives: (l) => [make(options.now === undefined ? { log: l } : { log: l, now: options.now })],
+  });
+  const primitive = host.primitives[0] as Primitive;
   const call = async (
     method: string,
     params: JsonValue,
     opts: { tenantId?: string } = {},
   ): Promise<CallAnswer> => {
-    const verb = primitive.methods[method];
-    if (verb === undefined) throw new Error(`no method ${method} on ${primitive.name}`);
-    const id = randomUUID();
-    const { envelope } = await runtime.invoke(
-      {
-        id,
-        kind: 'request',
-        from: 'did:example:tester',
-        to: primitive.name,
-        verb,
-        data: params,
-        ...(opts.tenantId === undefined ? {} : { tenantId: opts.tenantId }),
-      },
-      { face: 'internal', idempotencyKey: `test:${id}` },
-    );
+    if (primitive.methods[method] === undefined) throw new Error(`no method ${method} on ${primitive.name}`);
+    const envelope = await host.invoke(method, params, {
+      extra: opts.tenantId === undefined ? {} : { tenantId: opts.tenantId },
+    });
     if (envelope.kind === 'response') return { ok: true, result: envelope.data as JsonObject };
     return { ok: false, error: envelope.data as { code: string; message: string; details?: JsonObject } };
   };
   return {
     log,
     primitive,
-    runtime,
+    runtime: host.runtime,
     call,
     async ok(method, params, opts) {
       const answer = await call(method, params, opts);
@@ -94,11 +86,7 @@ export async function startPrimitive(
         if (!live[i]?.includes('"')) throw new Error(`projection ${projection.name} is empty`);
       });
     },
-    async close(opts = {}) {
-      await runtime.stop({ drainMs: 0 });
-      await primitive.stop();
-      if (opts.keepLog !== true) await log.stop();
-    },
+    close: (opts = {}) => host.close(opts),
   };
 }
 

@@ -11,6 +11,7 @@ import {
   type ReflectionRequest,
 } from '../../../src/primitives/learning/index.js';
 import { startPrimitive, text } from './harness.js';
+import { until } from '../../support/until.js';
 
 interface Seen {
   readonly method: string;
@@ -217,7 +218,7 @@ describe('openAiChatReflector', () => {
     const pending = openAiChatReflector({ baseUrl: s.baseUrl, model: 'm' }).reflect(request, {
       signal: controller.signal,
     });
-    for (let i = 0; i < 1000 && s.seen.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    await until(() => s.seen.length > 0, { what: 'the request to reach the server' });
     expect(s.seen).toHaveLength(1);
     controller.abort();
     expect((await failure(pending)).code).toBe('CANCELLED');

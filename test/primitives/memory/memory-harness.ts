@@ -3,7 +3,6 @@
  * the primitive registered, a `call` that sends a seed JSON-RPC method through the invoker
  * like the WebSocket face does, and a replay check of the exported projections.
  */
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import { PlexusError, type PlexusErrorCode } from '../../../src/core/errors.js';
@@ -15,10 +14,10 @@ import {
   type MemoryInit,
   type MemoryPrimitive,
 } from '../../../src/primitives/memory/index.js';
-import { createRuntime, type Runtime } from '../../../src/runtime/index.js';
-import { memoryEventLog, sqliteEventLog, type EventLog } from '../../../src/store/index.js';
+import type { Runtime } from '../../../src/runtime/index.js';
+import type { EventLog } from '../../../src/store/index.js';
+import { startPrimitiveHost } from '../../support/primitive-harness.js';
 import { expectRebuildEqualsLive, viewsOf } from '../../support/replay-check.js';
-import { tempDir } from '../../runtime/helpers.js';
 
 /** An answer: a result or a Plexus error. */
 export type Answer =
@@ -56,53 +55,32 @@ export interface MemoryCoreOptions {
 
 /** Starts a log, the memory primitive and a runtime. */
 export async function startMemoryCore(options: MemoryCoreOptions = {}): Promise<MemoryCore> {
-  let cleanup: () => Promise<void> = () => Promise.resolve();
-  let log: EventLog;
-  const ownLog = options.log === undefined;
-  if (options.log !== undefined) log = options.log;
-  else if (options.backend === 'sqlite') {
-    const dir = await tempDir();
-    log = sqliteEventLog({ dir: dir.dir });
-    cleanup = dir.remove;
-  } else log = memoryEventLog();
-  if (ownLog) await log.start();
   const clock = { now: Date.UTC(2026, 2, 17, 8, 30, 0) };
-  const memory = memoryPrimitive({ log, now: () => clock.now, ...options.components }, options.init);
-  await memory.start();
-  const runtime = createRuntime({ log, agents: [memory.agent] });
-  await runtime.start();
-
+  const host = await startPrimitiveHost({
+    log:
+      options.log !== undefined
+        ? { log: options.log, started: true }
+        : { backend: options.backend ?? 'memory' },
+    from: 'did:example:client',
+    address: 'agent',
+    primitives: (log) => [
+      memoryPrimitive({ log, now: () => clock.now, ...options.components }, options.init),
+    ],
+  });
+  const memory = host.primitives[0] as MemoryPrimitive;
   const call = async (method: string, params: object, tenant?: string): Promise<Answer> => {
-    const verb = memory.methods[method];
-    if (verb === undefined) throw new Error(`no memory method ${method}`);
-    const { envelope } = await runtime.invoke(
-      {
-        id: randomUUID(),
-        kind: 'request',
-        from: 'did:example:client',
-        to: 'memory',
-        verb,
-        data: params as JsonValue,
-        ...(tenant === undefined ? {} : { tenantId: tenant }),
-      },
-      { face: 'internal', idempotencyKey: randomUUID() },
-    );
+    const envelope = await host.invoke(method, params as JsonValue, {
+      extra: tenant === undefined ? {} : { tenantId: tenant },
+    });
     if (envelope.kind === 'error') {
       const data = envelope.data as { code: PlexusErrorCode; message: string; details?: JsonObject };
       return { ok: false, ...data };
     }
     return { ok: true, result: envelope.data as JsonObject };
   };
-  let stopped = false;
-  const stopPrimitive = async (): Promise<void> => {
-    if (stopped) return;
-    stopped = true;
-    await runtime.stop({ drainMs: 0 });
-    await memory.stop();
-  };
   return {
-    log,
-    runtime,
+    log: host.log,
+    runtime: host.runtime,
     memory,
     clock,
     call,
@@ -118,14 +96,10 @@ export async function startMemoryCore(options: MemoryCoreOptions = {}): Promise<
     },
     async expectReplayMatches() {
       expect(MEMORY_PROJECTIONS.length).toBeGreaterThan(0);
-      await expectRebuildEqualsLive(log, viewsOf(MEMORY_PROJECTIONS, memory.views));
+      await expectRebuildEqualsLive(host.log, viewsOf(MEMORY_PROJECTIONS, memory.views));
     },
-    stopPrimitive,
-    async close() {
-      await stopPrimitive();
-      if (ownLog) await log.stop();
-      await cleanup();
-    },
+    stopPrimitive: () => host.stopPrimitives(),
+    close: () => host.close(),
   };
 }
 

@@ -1,7 +1,6 @@
 /**
  * A runtime with the micropayments primitive, a settable clock, and a viem wallet to pay with.
  */
-import { randomUUID } from 'node:crypto';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { Envelope } from '../../../src/core/envelope.js';
 import type { ErrorData } from '../../../src/core/errors.js';
@@ -18,8 +17,9 @@ import {
   type ReceiptMessage,
 } from '../../../src/primitives/micropayments/index.js';
 import type { Primitive } from '../../../src/primitives/primitive.js';
-import { createRuntime, type InvocationContext, type Runtime } from '../../../src/runtime/index.js';
+import type { InvocationContext, Runtime } from '../../../src/runtime/index.js';
 import type { EventLog } from '../../../src/store/index.js';
+import { startPrimitiveHost } from '../../support/primitive-harness.js';
 
 /** The payee of the tests. */
 export const PAYEE = privateKeyToAccount(generatePrivateKey()).address;
@@ -40,44 +40,26 @@ export interface PayHarness {
 /** Starts the log (when not started), the primitive and a runtime. */
 export async function startPayHarness(log: EventLog, init: MicropaymentsInit = {}): Promise<PayHarness> {
   const clock = { t: Date.UTC(2026, 2, 18, 14) };
-  const pay = micropaymentsPrimitive({ log, now: () => clock.t }, init);
-  await log.start();
-  await pay.start();
-  const runtime = createRuntime({ log, agents: [pay.agent] });
-  await runtime.start();
-  const call = async (
+  const host = await startPrimitiveHost({
+    log: { log },
+    from: 'did:example:payer',
+    address: 'capability',
+    primitives: (l) => [micropaymentsPrimitive({ log: l, now: () => clock.t }, init)],
+  });
+  const call = (
     method: string,
     data: JsonValue,
     context: Partial<InvocationContext> = {},
-  ): Promise<Envelope> => {
-    const verb = pay.methods[method] ?? method;
-    const { envelope } = await runtime.invoke(
-      { id: randomUUID(), kind: 'request', from: 'did:example:payer', to: `capability:${verb}`, verb, data },
-      { face: 'internal', idempotencyKey: randomUUID(), ...context },
-    );
-    return envelope;
-  };
+  ): Promise<Envelope> => host.invoke(method, data, { context });
   return {
     log,
-    runtime,
-    pay,
+    runtime: host.runtime,
+    pay: host.primitives[0] as Primitive,
     clock,
     call,
-    async ok(method, data, context) {
-      const answer = await call(method, data, context);
-      if (answer.kind !== 'response') throw new Error(`${method} failed: ${JSON.stringify(answer.data)}`);
-      return answer.data as JsonObject;
-    },
-    async fail(method, data, context) {
-      const answer = await call(method, data, context);
-      if (answer.kind !== 'error') throw new Error(`${method} succeeded: ${JSON.stringify(answer.data)}`);
-      return answer.data as unknown as ErrorData;
-    },
-    async close(keepLog = false) {
-      await runtime.stop({ drainMs: 0 });
-      await pay.stop();
-      if (!keepLog) await log.stop();
-    },
+    ok: (method, data, context = {}) => host.ok(method, data, { context }),
+    fail: (method, data, context = {}) => host.fail(method, data, { context }),
+    close: (keepLog = false) => host.close({ keepLog }),
   };
 }
 

@@ -4,7 +4,6 @@
  * sends a seed JSON-RPC method through the runtime's invoker like the WebSocket face does
  * (method → verb, a fresh idempotency key per call), and a replay check of every projection.
  */
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import { PlexusError, type PlexusErrorCode } from '../../../src/core/errors.js';
@@ -13,10 +12,10 @@ import { guardPrimitive, type GuardInit } from '../../../src/primitives/guard/in
 import type { Primitive } from '../../../src/primitives/primitive.js';
 import { recursivePrimitive, type RecursiveInit } from '../../../src/primitives/recursive/index.js';
 import { statePrimitive, type StateInit, type StatePrimitive } from '../../../src/primitives/state/index.js';
-import { createRuntime, type Runtime } from '../../../src/runtime/index.js';
-import { memoryEventLog, sqliteEventLog, type EventLog } from '../../../src/store/index.js';
+import type { Runtime } from '../../../src/runtime/index.js';
+import type { EventLog } from '../../../src/store/index.js';
+import { startPrimitiveHost } from '../../support/primitive-harness.js';
 import { expectRebuildEqualsLive } from '../../support/replay-check.js';
-import { tempDir } from '../../runtime/helpers.js';
 
 /** Options of {@link startCore}. */
 export interface CoreOptions {
@@ -67,51 +66,28 @@ export interface Core {
 
 /** Starts a log, the three primitives and a runtime. */
 export async function startCore(options: CoreOptions = {}): Promise<Core> {
-  let cleanup: () => Promise<void> = () => Promise.resolve();
-  let log: EventLog;
-  if (options.dir !== undefined) {
-    log = sqliteEventLog({ dir: options.dir });
-  } else if (options.backend === 'sqlite') {
-    const dir = await tempDir();
-    log = sqliteEventLog({ dir: dir.dir });
-    cleanup = dir.remove;
-  } else {
-    log = memoryEventLog();
-  }
-  await log.start();
   const clock = { now: options.time ?? Date.UTC(2026, 2, 18, 12, 0, 0) };
   const now = (): number => clock.now;
-  const state = statePrimitive({ log, now }, options.state);
-  const guard = guardPrimitive({ log, now, sessions: state.sessions }, options.guard);
-  const recursive = recursivePrimitive({ log, now, sessions: state.sessions }, options.recursive);
-  const primitives = [state, guard, recursive];
-  for (const p of primitives) await p.start();
-  const runtime = createRuntime({ log, agents: primitives.map((p) => p.agent) });
-  await runtime.start();
-  const table: Record<string, { agent: string; verb: string }> = {};
-  for (const p of primitives) {
-    for (const [method, verb] of Object.entries(p.methods)) table[method] = { agent: p.name, verb };
-  }
-
+  const host = await startPrimitiveHost({
+    log: options.dir !== undefined ? { dir: options.dir } : { backend: options.backend ?? 'memory' },
+    from: 'did:example:client',
+    address: 'agent',
+    primitives: (log) => {
+      const state = statePrimitive({ log, now }, options.state);
+      const guard = guardPrimitive({ log, now, sessions: state.sessions }, options.guard);
+      const recursive = recursivePrimitive({ log, now, sessions: state.sessions }, options.recursive);
+      return [state, guard, recursive];
+    },
+  });
+  const [state, guard, recursive] = host.primitives as [StatePrimitive, Primitive, Primitive];
   const call = async (
     method: string,
     params: object,
     o: { readonly tenant?: string } = {},
   ): Promise<Answer> => {
-    const target = table[method];
-    if (target === undefined) throw new Error(`no primitive method ${method}`);
-    const { envelope } = await runtime.invoke(
-      {
-        id: randomUUID(),
-        kind: 'request',
-        from: 'did:example:client',
-        to: target.agent,
-        verb: target.verb,
-        data: params as JsonValue,
-        ...(o.tenant === undefined ? {} : { tenantId: o.tenant }),
-      },
-      { face: 'internal', idempotencyKey: randomUUID() },
-    );
+    const envelope = await host.invoke(method, params as JsonValue, {
+      extra: o.tenant === undefined ? {} : { tenantId: o.tenant },
+    });
     if (envelope.kind === 'error') {
       const data = envelope.data as { code: PlexusErrorCode; message: string; details?: JsonObject };
       return data.details === undefined
@@ -122,12 +98,12 @@ export async function startCore(options: CoreOptions = {}): Promise<Core> {
   };
 
   return {
-    log,
-    runtime,
+    log: host.log,
+    runtime: host.runtime,
     state,
     guard,
     recursive,
-    primitives,
+    primitives: host.primitives,
     clock,
     call,
     async ok(method, params, o) {
@@ -141,14 +117,9 @@ export async function startCore(options: CoreOptions = {}): Promise<Core> {
       return answer;
     },
     async expectReplayMatches() {
-      for (const p of primitives) await expectRebuildEqualsLive(log, p.views);
+      for (const p of host.primitives) await expectRebuildEqualsLive(host.log, p.views);
     },
-    async close() {
-      await runtime.stop({ drainMs: 0 });
-      for (const p of primitives) await p.stop();
-      await log.stop();
-      await cleanup();
-    },
+    close: () => host.close(),
   };
 }
 

@@ -3,19 +3,14 @@
  * (full-text search over a small in-memory corpus), `search.flaky` (fails RATE_LIMITED when
  * asked), `search.crash` (throws a plain Error). A settable clock makes durations exact.
  */
-import { randomUUID } from 'node:crypto';
 import type { Envelope } from '../../../src/core/envelope.js';
 import { PlexusError, type ErrorData } from '../../../src/core/errors.js';
 import type { JsonObject, JsonValue } from '../../../src/core/json.js';
 import { runtimeToolCall, toolPrimitive, type ToolInit } from '../../../src/primitives/tool/index.js';
 import type { Primitive } from '../../../src/primitives/primitive.js';
-import {
-  createRuntime,
-  type HandlerContext,
-  type InvocationContext,
-  type Runtime,
-} from '../../../src/runtime/index.js';
+import type { HandlerContext, InvocationContext, Runtime } from '../../../src/runtime/index.js';
 import type { EventLog } from '../../../src/store/index.js';
+import { startPrimitiveHost } from '../../support/primitive-harness.js';
 import { agent } from '../../runtime/helpers.js';
 
 /** The corpus `search.web` searches. */
@@ -76,11 +71,6 @@ export interface ToolHarness {
 export async function startToolHarness(log: EventLog, init: ToolInit = {}): Promise<ToolHarness> {
   const clock = { t: Date.UTC(2026, 2, 18, 14), latency: 120 };
   const seen: HandlerContext[] = [];
-  const ref: { runtime?: Runtime } = {};
-  const tool = toolPrimitive(
-    { log, now: () => clock.t, invoke: runtimeToolCall(() => ref.runtime!) },
-    { peerId: 'did:key:z6MkNode', ...init },
-  );
   const search = agent('search', {
     'search.web': (input, ctx) => {
       seen.push(ctx);
@@ -107,58 +97,34 @@ export async function startToolHarness(log: EventLog, init: ToolInit = {}): Prom
       throw new Error('index file is corrupt');
     },
   });
-  await log.start();
-  await tool.start();
-  const rt = createRuntime({ log, agents: [tool.agent, search] });
-  ref.runtime = rt;
-  await rt.start();
-  const call = async (
+  const host = await startPrimitiveHost({
+    log: { log },
+    from: 'did:example:caller',
+    address: 'capability',
+    agents: [search],
+    primitives: (l, runtime) => [
+      toolPrimitive(
+        { log: l, now: () => clock.t, invoke: runtimeToolCall(runtime) },
+        { peerId: 'did:key:z6MkNode', ...init },
+      ),
+    ],
+  });
+  const call = (
     method: string,
     data: JsonValue,
     extra: Partial<Envelope> = {},
     context: Partial<InvocationContext> = {},
-  ): Promise<Envelope> => {
-    const verb = tool.methods[method] ?? method;
-    const envelope: Envelope = {
-      id: randomUUID(),
-      kind: 'request',
-      from: 'did:example:caller',
-      to: `capability:${verb}`,
-      verb,
-      data,
-      ...extra,
-    };
-    const { envelope: answer } = await rt.invoke(envelope, {
-      face: 'internal',
-      idempotencyKey: randomUUID(),
-      ...context,
-    });
-    return answer;
-  };
+  ): Promise<Envelope> => host.invoke(method, data, { extra, context });
   return {
     log,
-    runtime: rt,
-    tool,
+    runtime: host.runtime,
+    tool: host.primitives[0] as Primitive,
     clock,
     seen,
     call,
-    async ok(verb, data, extra, context) {
-      const answer = await call(verb, data, extra, context);
-      if (answer.kind !== 'response') {
-        throw new Error(`${verb} failed: ${JSON.stringify(answer.data)}`);
-      }
-      return answer.data as JsonObject;
-    },
-    async fail(verb, data, extra) {
-      const answer = await call(verb, data, extra);
-      if (answer.kind !== 'error') throw new Error(`${verb} succeeded: ${JSON.stringify(answer.data)}`);
-      return answer.data as unknown as ErrorData;
-    },
-    async close(keepLog = false) {
-      await rt.stop({ drainMs: 0 });
-      await tool.stop();
-      if (!keepLog) await log.stop();
-    },
+    ok: (verb, data, extra = {}, context = {}) => host.ok(verb, data, { extra, context }),
+    fail: (verb, data, extra = {}) => host.fail(verb, data, { extra }),
+    close: (keepLog = false) => host.close({ keepLog }),
   };
 }
 

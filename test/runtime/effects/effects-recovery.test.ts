@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../../src/core/json.js';
 import { LEDGER_EVENTS, createRuntime, memoryObserver } from '../../../src/runtime/index.js';
-import { agent, request, spec, sqliteLog, tempDir, until } from '../helpers.js';
+import { agent, request, spec, sqliteLog, tempDir } from '../helpers.js';
+import { until } from '../../support/until.js';
 
 const VERB = 'demo.priced.lookup';
 const POLICY = { prices: { tokens: 100 }, tenants: { acme: 1_000 } };

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateEsrpResponse } from '../../../src/core/esrp/response.js';
 import type { JsonObject } from '../../../src/core/json.js';
 import { NIL_REQUEST_ID } from '../../../src/transports/http/index.js';
-import { esrpRequest, expectAlive, get, post, startNode, until, type TestNode } from './helpers.js';
+import { esrpRequest, expectAlive, get, post, startNode, type TestNode } from './helpers.js';
+import { until } from '../../support/until.js';
 
 const fixture = (name: string): string =>
   readFileSync(new URL(`../../fixtures/esrp-v1/requests/${name}`, import.meta.url), 'utf8');

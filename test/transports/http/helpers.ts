@@ -3,27 +3,17 @@
  * the faces) listening on 127.0.0.1 port 0, request builders, and an SSE reader.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import { PlexusError } from '../../../src/core/errors.js';
 import type { JsonObject, JsonValue } from '../../../src/core/json.js';
-import type { AgentCapability } from '../../../src/core/records/agent-card.js';
-import {
-  createRuntime,
-  defineAgent,
-  type AgentDefinition,
-  type AgentHandlers,
-  type Runtime,
-} from '../../../src/runtime/index.js';
-import {
-  authenticator,
-  generateKeyPair,
-  envelopeVerifier,
-  type Ed25519KeyPair,
-} from '../../../src/security/index.js';
-import { memoryArtifactStore, memoryEventLog, type EventLog } from '../../../src/store/index.js';
+import type { Runtime } from '../../../src/runtime/index.js';
+import type { Ed25519KeyPair } from '../../../src/security/index.js';
+import type { EventLog } from '../../../src/store/index.js';
 import type { FaceComponents } from '../../../src/transports/face-components.js';
 import { registerHttpFaces, type HttpFacesInit } from '../../../src/transports/http/index.js';
+import { agent } from '../../runtime/helpers.js';
+import { startNode as startInProcessNode } from '../../support/start-node.js';
 
 /** Resolves after `ms`, or rejects when `signal` aborts (handlers use it to wait). */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -41,30 +31,6 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       reject(new PlexusError('CANCELLED', 'aborted'));
     };
     signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-/** Waits until `check()` is true (polling), failing after `limitMs`. */
-export async function until(check: () => boolean | Promise<boolean>, limitMs = 10_000): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > limitMs) throw new Error('condition not reached in time');
-    await sleep(5);
-  }
-}
-
-const cap = (verb: string): AgentCapability => ({ verb, input: true, output: true });
-
-function agent(id: string, handlers: AgentHandlers): AgentDefinition {
-  return defineAgent({
-    card: {
-      id,
-      name: `Agent ${id}`,
-      version: '1.0.0',
-      tier: 'L3',
-      capabilities: Object.keys(handlers).map(cap),
-    },
-    create: () => handlers,
   });
 }
 
@@ -162,41 +128,28 @@ export async function startNode(options: StartNodeOptions = {}): Promise<TestNod
       },
     }),
   ];
-  const log = memoryEventLog();
-  await log.start();
-  const runtime = createRuntime({ log, agents, nodeId: 'did:key:z6MkTestNode' });
-  await runtime.start();
-  const key = generateKeyPair();
-  const auth =
-    (options.auth ?? 'anonymous') === 'anonymous'
-      ? authenticator({ allowAnonymous: true })
-      : authenticator({ jwt: { issuerKeys: [key] } });
-  let components: FaceComponents = {
-    runtime,
-    log,
-    artifacts: memoryArtifactStore(),
-    auth,
-    verifier: envelopeVerifier(),
+  const node = await startInProcessNode({
+    agents,
     nodeId: 'did:key:z6MkTestNode',
-  };
-  if (options.patch !== undefined) components = options.patch(components);
-  const app = Fastify({ logger: false });
-  await registerHttpFaces(app, components, options.init);
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('no TCP address');
-  return {
-    app,
-    base: `http://127.0.0.1:${address.port}`,
-    runtime,
-    log,
-    calls,
-    key,
-    async close() {
-      await app.close();
-      await runtime.stop({ drainMs: 0 });
-      await log.stop();
+    auth: (key) =>
+      (options.auth ?? 'anonymous') === 'anonymous'
+        ? { allowAnonymous: true }
+        : { jwt: { issuerKeys: [key] } },
+    ...(options.patch === undefined ? {} : { patch: options.patch }),
+    faces: {
+      kind: 'fastify',
+      options: { logger: false },
+      register: (app, components) => registerHttpFaces(app, components, options.init),
     },
+  });
+  return {
+    app: node.app,
+    base: `http://127.0.0.1:${node.port}`,
+    runtime: node.runtime,
+    log: node.log,
+    calls,
+    key: node.key,
+    close: () => node.close(),
   };
 }
 

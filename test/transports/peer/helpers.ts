@@ -3,31 +3,20 @@
  * memory log, its own key, the peer route and the HTTP faces for discovery), and tiny
  * scripted HTTP servers on loopback for flaky peers.
  */
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Envelope } from '../../../src/core/envelope.js';
 import type { JsonValue } from '../../../src/core/json.js';
-import type { AgentCapability } from '../../../src/core/records/agent-card.js';
+import type { AgentDefinition, Runtime } from '../../../src/runtime/index.js';
 import {
-  createRuntime,
-  defineAgent,
-  type AgentDefinition,
-  type AgentHandlers,
-  type Runtime,
-} from '../../../src/runtime/index.js';
-import {
-  authenticator,
   envelopeVerifier,
   generateKeyPair,
-  identityFromPublicKey,
   type AuthenticatorInit,
   type Ed25519KeyPair,
   type EnvelopeVerifier,
 } from '../../../src/security/index.js';
-import { memoryArtifactStore, memoryEventLog, type EventLog } from '../../../src/store/index.js';
-import type { FaceComponents } from '../../../src/transports/face-components.js';
+import type { EventLog } from '../../../src/store/index.js';
 import { registerHttpFaces } from '../../../src/transports/http/index.js';
 import {
   peerDirectory,
@@ -39,35 +28,9 @@ import {
   type PeerRemoteInvokerInit,
   type PeerRoutesInit,
 } from '../../../src/transports/peer/index.js';
+import { startNode as startInProcessNode } from '../../support/start-node.js';
 
-/** A capability with permissive schemas. */
-export function cap(verb: string): AgentCapability {
-  return { verb, input: true, output: true };
-}
-
-/** An agent with one handler per verb. */
-export function agent(id: string, handlers: AgentHandlers): AgentDefinition {
-  return defineAgent({
-    card: {
-      id,
-      name: `Agent ${id}`,
-      version: '1.0.0',
-      tier: 'L3',
-      capabilities: Object.keys(handlers).map(cap),
-    },
-    create: () => handlers,
-  });
-}
-
-/** A request envelope. */
-export function request(
-  verb: string,
-  data: JsonValue,
-  to = `capability:${verb}`,
-  extra: Partial<Envelope> = {},
-): Envelope {
-  return { id: randomUUID(), kind: 'request', from: 'did:example:caller', to, verb, data, ...extra };
-}
+export { agent, cap, request } from '../../runtime/helpers.js';
 
 /** Options of {@link startNode}. */
 export interface TestNodeInit {
@@ -101,9 +64,6 @@ export interface TestNode {
  */
 export async function startNode(init: TestNodeInit = {}): Promise<TestNode> {
   const key = init.key ?? generateKeyPair();
-  const did = identityFromPublicKey(key.publicKey).did;
-  const log = memoryEventLog();
-  await log.start();
   let directory: PeerDirectory | undefined;
   const verifier = envelopeVerifier();
   const remote = peerRemoteInvoker({
@@ -112,31 +72,31 @@ export async function startNode(init: TestNodeInit = {}): Promise<TestNode> {
     retry: { delaysMs: [1, 1, 1] },
     ...init.invoker,
   });
-  const runtime = createRuntime({ log, remote, verifier, nodeId: did, agents: init.agents ?? [] });
-  await runtime.start();
-  const components: FaceComponents = {
-    runtime,
-    log,
-    artifacts: memoryArtifactStore(),
-    auth: authenticator(init.auth ?? { allowAnonymous: true }),
-    verifier,
-    nodeId: did,
-  };
-  // Peers keep connections alive; close them with the node instead of waiting for the peer's idle timeout.
-  const app = Fastify({ forceCloseConnections: true });
-  await registerPeerRoutes(app, components, init.routes);
-  // Discovery (`GET /agents`) is the HTTP faces' own route, as on a real node.
-  await registerHttpFaces(app, components);
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = app.server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${String(port)}`;
-  return {
-    url,
-    app,
-    runtime,
-    log,
+  const node = await startInProcessNode({
     key,
-    did,
+    agents: init.agents ?? [],
+    verifier,
+    runtime: { remote, verifier },
+    ...(init.auth === undefined ? {} : { auth: init.auth }),
+    faces: {
+      kind: 'fastify',
+      // Peers keep connections alive; close them with the node instead of waiting for the peer's idle timeout.
+      options: { forceCloseConnections: true },
+      register: async (app, components) => {
+        await registerPeerRoutes(app, components, init.routes);
+        // Discovery (`GET /agents`) is the HTTP faces' own route, as on a real node.
+        await registerHttpFaces(app, components);
+      },
+    },
+  });
+  const { runtime } = node;
+  return {
+    url: `http://127.0.0.1:${String(node.port)}`,
+    app: node.app,
+    runtime,
+    log: node.log,
+    key,
+    did: node.nodeId,
     verifier,
     async connect(peers, extra = {}) {
       await directory?.stop();
@@ -151,9 +111,7 @@ export async function startNode(init: TestNodeInit = {}): Promise<TestNode> {
     },
     async close() {
       await directory?.stop();
-      await app.close();
-      await runtime.stop({ drainMs: 0 });
-      await log.stop();
+      await node.close();
     },
   };
 }

@@ -9,6 +9,7 @@ import {
   type Ed25519KeyPair,
 } from '../../../src/security/index.js';
 import { agent, flakyFront, request, scriptedServer, startNode, type TestNode } from './helpers.js';
+import { until } from '../../support/until.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -129,17 +130,16 @@ describe('node-to-node calls', () => {
       { face: 'internal' },
       { signal: controller.signal },
     );
-    for (let i = 0; i < 1000 && !slowStarted(); i++) await new Promise((r) => setTimeout(r, 5));
+    await until(slowStarted, { what: 'echo.slow to start' });
     expect(slowStarted()).toBe(true);
     controller.abort();
     const answer = await call;
     expect(answer.envelope.kind).toBe('error');
-    for (let i = 0; i < 1000 && !slowAborted(); i++) await new Promise((r) => setTimeout(r, 5));
+    await until(slowAborted, { what: 'echo.slow to be aborted' });
     expect(slowAborted()).toBe(true);
     const slowJob = () =>
       [...one.runtime.views.jobs.state().values()].find((e) => e.job.verb === 'echo.slow')?.job;
-    for (let i = 0; i < 1000 && slowJob()?.state !== 'CANCELED'; i++)
-      await new Promise((r) => setTimeout(r, 5));
+    await until(() => slowJob()?.state === 'CANCELED', { what: 'the echo.slow job to be cancelled' });
     expect(slowJob()?.state).toBe('CANCELED');
   });
 

@@ -8,6 +8,7 @@ import {
   peerDirectory,
   type PeerDirectory,
 } from '../../../src/transports/peer/index.js';
+import { manualTimer } from '../../support/manual-timer.js';
 import { agent, closedPort, scriptedServer, type ScriptedServer } from './helpers.js';
 
 interface Local {
@@ -194,13 +195,16 @@ describe('peerDirectory', () => {
     await directory({ peers: [{ url: old.url }], runtime }).refresh();
     expect(runtime.registry.find('ghost')).toBeDefined();
     const p = await peer([card('alpha')]);
-    const d = directory({ peers: [{ url: p.url }], runtime });
+    const timer = manualTimer();
+    const d = directory({ peers: [{ url: p.url }], runtime, timer });
     await d.start();
     await d.start();
     expect(runtime.registry.find('ghost')).toBeUndefined();
-    for (let i = 0; i < 500 && runtime.registry.find('alpha') === undefined; i++) {
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    const first = await timer.next();
+    expect(first.delayMs).toBe(0);
+    first.fire();
+    // The next poll is scheduled once the first one has been applied.
+    await timer.next();
     expect(runtime.registry.find('alpha')).toBeDefined();
     await d.stop();
     await d.stop();
@@ -209,13 +213,20 @@ describe('peerDirectory', () => {
   it('polls again after the interval', async () => {
     const { runtime } = await local();
     const p = await peer([card('alpha')]);
-    const d = directory({ peers: [{ url: p.url }], runtime, intervalMs: 5 });
+    const timer = manualTimer();
+    const d = directory({ peers: [{ url: p.url }], runtime, intervalMs: 5, timer, random: () => 0.5 });
     await d.start();
-    for (let i = 0; i < 500 && p.received.length < 3; i++) await new Promise((r) => setTimeout(r, 5));
+    let next = await timer.next();
+    for (let poll = 1; poll <= 3; poll++) {
+      next.fire();
+      next = await timer.next();
+      expect(next.delayMs).toBe(5);
+    }
     expect(p.received.length).toBeGreaterThanOrEqual(3);
     await d.stop();
     const after = p.received.length;
-    await new Promise((r) => setTimeout(r, 30));
+    expect(next.cancelled).toBe(true);
+    expect(timer.pending()).toEqual([]);
     expect(p.received.length).toBe(after);
   });
 

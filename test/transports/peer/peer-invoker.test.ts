@@ -7,6 +7,7 @@ import {
   type PeerRemoteInvokerInit,
 } from '../../../src/transports/peer/index.js';
 import { answerFor, closedPort, request, scriptedServer, type ScriptedServer } from './helpers.js';
+import { until } from '../../support/until.js';
 
 const servers: ScriptedServer[] = [];
 afterEach(async () => {
@@ -234,7 +235,7 @@ describe('peerRemoteInvoker', () => {
     const controller = new AbortController();
     const remote = invoker({ url: s.url }, { retry: { delaysMs: [3_600_000] } });
     const call = remote.invoke(card, request('echo.echo', 1, 'echo'), controller.signal);
-    while (s.received.length === 0) await new Promise((r) => setTimeout(r, 2));
+    await until(() => s.received.length > 0, { what: 'the first request' });
     await new Promise((r) => setTimeout(r, 10));
     controller.abort();
     await expect(call).rejects.toMatchObject({ code: 'CANCELLED' });
@@ -245,7 +246,7 @@ describe('peerRemoteInvoker', () => {
     const s = await server(['hang']);
     const controller = new AbortController();
     const call = invoker({ url: s.url }).invoke(card, request('echo.echo', 1, 'echo'), controller.signal);
-    while (s.received.length === 0) await new Promise((r) => setTimeout(r, 2));
+    await until(() => s.received.length > 0, { what: 'the first request' });
     controller.abort();
     await expect(call).rejects.toMatchObject({ code: 'CANCELLED' });
     expect(s.received).toHaveLength(1);

@@ -7,7 +7,8 @@ import {
   type WsJsonRpcClient,
   type WsStreamChunk,
 } from '../../../src/transports/ws-jsonrpc/index.js';
-import { startNode, until, type TestNode } from './helpers.js';
+import { startNode, type TestNode } from './helpers.js';
+import { until } from '../../support/until.js';
 
 async function rejection(promise: Promise<unknown>): Promise<PlexusError> {
   try {

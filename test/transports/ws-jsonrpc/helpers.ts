@@ -3,36 +3,27 @@
  * runtime over a memory event log, demo agents, an authenticator (node JWTs + one API key),
  * and a raw WebSocket reader for byte-level checks.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import WebSocket from 'ws';
 import { PlexusError } from '../../../src/core/errors.js';
 import type { JsonValue } from '../../../src/core/json.js';
 import type { AgentCapability } from '../../../src/core/records/agent-card.js';
-import type { VerbSpec } from '../../../src/core/records/verb-spec.js';
+import { defineAgent, type AgentDefinition, type Runtime } from '../../../src/runtime/index.js';
 import {
-  createRuntime,
-  defineAgent,
-  type AgentDefinition,
-  type Runtime,
-} from '../../../src/runtime/index.js';
-import {
-  authenticator,
-  envelopeVerifier,
   generateApiKey,
-  generateKeyPair,
   issueToken,
   type Authenticator,
   type Ed25519KeyPair,
 } from '../../../src/security/index.js';
-import { memoryArtifactStore, memoryEventLog, type EventLog } from '../../../src/store/index.js';
-import type { FaceComponents } from '../../../src/transports/face-components.js';
+import type { EventLog } from '../../../src/store/index.js';
 import {
   attachWsJsonRpc,
   WS_JSONRPC_SUBPROTOCOL,
   type WsJsonRpcFace,
   type WsJsonRpcInit,
 } from '../../../src/transports/ws-jsonrpc/index.js';
+import { spec } from '../../runtime/helpers.js';
+import { startNode as startInProcessNode } from '../../support/start-node.js';
 
 /** Spec-example method names (single segment, not Plexus verbs) → the verbs that serve them. */
 export const SPEC_ALIASES: Readonly<Record<string, string>> = {
@@ -46,21 +37,6 @@ export const SPEC_ALIASES: Readonly<Record<string, string>> = {
 
 function cap(verb: string, input: AgentCapability['input'] = true): AgentCapability {
   return { verb, input, output: true };
-}
-
-function spec(name: string, extra: Partial<VerbSpec> = {}): VerbSpec {
-  return {
-    name,
-    version: 1,
-    status: 'stable',
-    input: true,
-    output: true,
-    effects: {},
-    capabilities: [],
-    category: 'query',
-    deterministic: true,
-    ...extra,
-  };
 }
 
 function numbers(input: JsonValue): number[] {
@@ -202,59 +178,42 @@ export interface StartNodeOptions {
 
 /** Starts a node:http server with the face attached, on 127.0.0.1 port 0. */
 export async function startNode(options: StartNodeOptions = {}): Promise<TestNode> {
-  const log = memoryEventLog();
-  await log.start();
   const probe: Probe = { counter: 0, held: [], stopped: [] };
-  const runtime = createRuntime({ log, agents: agents(probe), nodeId: 'node-under-test' });
-  await runtime.start();
-  const key = generateKeyPair();
   const api = generateApiKey();
-  const auth = authenticator({
-    jwt: { issuerKeys: [key] },
-    apiKeys: { keys: [{ hash: api.hash, subject: 'bench-client', id: api.id }] },
-    allowAnonymous: options.allowAnonymous ?? false,
-  });
-  const issued = await issueToken({ key, subject: 'tester' });
-  const components: FaceComponents = {
-    runtime,
-    log,
-    artifacts: memoryArtifactStore(),
-    auth,
-    verifier: envelopeVerifier(),
+  let face: WsJsonRpcFace | undefined;
+  const node = await startInProcessNode({
+    agents: agents(probe),
     nodeId: 'node-under-test',
-  };
-  const server = createServer((_req, res) => {
-    res.statusCode = 404;
-    res.end();
+    auth: (key) => ({
+      jwt: { issuerKeys: [key] },
+      apiKeys: { keys: [{ hash: api.hash, subject: 'bench-client', id: api.id }] },
+      allowAnonymous: options.allowAnonymous ?? false,
+    }),
+    faces: {
+      kind: 'node-http',
+      attach: (server, components) => {
+        options.beforeAttach?.(server);
+        face = attachWsJsonRpc(server, components, options.face);
+        return face;
+      },
+    },
   });
-  options.beforeAttach?.(server);
-  const face = attachWsJsonRpc(server, components, options.face);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const tokenId = issued.tokenId;
+  const issued = await issueToken({ key: node.key, subject: 'tester' });
   return {
-    server,
-    runtime,
-    log,
-    auth,
-    face,
+    server: node.server,
+    runtime: node.runtime,
+    log: node.log,
+    auth: node.components.auth,
+    face: face as WsJsonRpcFace,
     probe,
-    key,
-    base: `ws://127.0.0.1:${port}`,
+    key: node.key,
+    base: `ws://127.0.0.1:${node.port}`,
     token: issued.token,
-    tokenId,
+    tokenId: issued.tokenId,
     apiKey: api.key,
     async close() {
       for (const stop of probe.held.splice(0)) stop('test over');
-      await face.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) =>
-        server.close(() => {
-          resolve();
-        }),
-      );
-      await runtime.stop({ drainMs: 0 });
-      await log.stop();
+      await node.close();
     },
   };
 }
@@ -331,13 +290,4 @@ export async function rawSocket(
 export async function exchange(socket: RawSocket, text: string): Promise<JsonValue> {
   socket.send(text);
   return socket.next();
-}
-
-/** Waits until `check` holds (polling every few ms), failing after `limitMs`. Not a timing assertion. */
-export async function until(check: () => boolean, limitMs = 5000): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > limitMs) throw new Error('condition not reached');
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
 }

@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ERROR_HINT_DEFAULTS } from '../../../src/core/error-recovery.js';
 import type { JsonValue } from '../../../src/core/json.js';
 import { attachWsJsonRpc } from '../../../src/transports/ws-jsonrpc/index.js';
-import { exchange, rawSocket, startNode, until, type RawSocket, type TestNode } from './helpers.js';
+import { exchange, rawSocket, startNode, type RawSocket, type TestNode } from './helpers.js';
+import { until } from '../../support/until.js';
 
 const call = (method: string, params: JsonValue, id: JsonValue): string =>
   JSON.stringify({ jsonrpc: '2.0', method, params, id });

@@ -3,7 +3,8 @@ import { ERROR_HINT_DEFAULTS } from '../../../src/core/error-recovery.js';
 import { ERROR_TABLE } from '../../../src/core/errors.js';
 import type { JsonValue } from '../../../src/core/json.js';
 import { WS_STREAM_METHOD } from '../../../src/transports/ws-jsonrpc/index.js';
-import { exchange, rawSocket, startNode, until, type RawSocket, type TestNode } from './helpers.js';
+import { exchange, rawSocket, startNode, type RawSocket, type TestNode } from './helpers.js';
+import { until } from '../../support/until.js';
 
 const call = (method: string, params: JsonValue | undefined, id: JsonValue): string =>
   JSON.stringify(
