@@ -8,6 +8,7 @@ import { PlexusError } from '../core/errors.js';
 import type { AgentDefinition, SupervisorSpec } from '../runtime/index.js';
 import type { BudgetPolicy } from '../runtime/index.js';
 import { isLoopbackHost, type ApiKeyEntry } from '../security/index.js';
+import type { FaceFactory } from '../transports/face.js';
 import type { FaceLogger } from '../transports/face-components.js';
 import type { PaymentRoutesInit } from '../transports/http/payment-route.js';
 import { checkPrimitiveNames } from './hyperspace.js';
@@ -96,6 +97,13 @@ export interface NodeInit {
   readonly tls?: TlsConfig;
   /** Where the node and its faces log. @default silentLogger */
   readonly logger?: FaceLogger;
+  /**
+   * The faces the node serves, registered in this order on its one port, started once it
+   * listens and stopped in reverse order. `payments`, `trustedPeers` and `helloTtlMs` are read
+   * by the defaults: to add a face, list `[...defaultFaces(init), myFace()]`.
+   * @default defaultFaces(init)
+   */
+  readonly faces?: readonly FaceFactory[];
 }
 
 /** The node's options with every default filled in. */

@@ -6,7 +6,7 @@
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { PlexusError, toPlexusError } from '../core/errors.js';
 import {
   auditPreEffect,
@@ -40,15 +40,14 @@ import {
 } from '../store/index.js';
 import { silentLogger, type FaceComponents } from '../transports/face-components.js';
 import { capabilityGate, type CapabilityGate } from '../transports/capability-gate.js';
-import { emergenceRemoteInvoker, faceFrameworkErrors, registerHttpFaces } from '../transports/http/index.js';
-import { peerDirectory, registerPeerRoutes, type PeerDirectory } from '../transports/peer/index.js';
-import { registerPaymentRoutes } from '../transports/http/payment-route.js';
-import { attachWsJsonRpc } from '../transports/ws-jsonrpc/index.js';
+import { emergenceRemoteInvoker } from '../transports/http/index.js';
+import { peerDirectory, type PeerDirectory } from '../transports/peer/index.js';
 import { admission } from '../transports/admission.js';
-import { registerAdmission } from '../transports/http/admission-hook.js';
+import { faceHost, type FaceHost } from '../transports/face-host.js';
 import type { CapabilitiesConfig, TlsConfig } from './config.js';
 import { resolveNodeInit, type NodeInit } from './node-init.js';
 import { distinctAgents } from './agent-ids.js';
+import { defaultFaces } from './faces.js';
 import { demoAgents } from './demo-agents.js';
 import { hyperspaceHost, type HyperspaceHost } from './hyperspace.js';
 import { NODE_PROJECTIONS } from './offline.js';
@@ -187,7 +186,8 @@ interface Running {
   readonly artifacts: ArtifactStore;
   readonly runtime: Runtime;
   readonly app: FastifyInstance;
-  readonly ws: { close(): Promise<void> };
+  /** The faces: stopped (in reverse order) once the runtime has drained. */
+  readonly faces: FaceHost;
   readonly directory: PeerDirectory | undefined;
   readonly router: { stop(): Promise<void> } | undefined;
   readonly hyperspace: HyperspaceHost;
@@ -352,16 +352,6 @@ export function createNode(init: NodeInit = {}): Node {
         logger,
         ...(capabilities === undefined ? {} : { capabilities: capabilities.gate }),
       };
-      const app = Fastify({
-        bodyLimit: options.bodyLimitBytes,
-        logger: false,
-        forceCloseConnections: 'idle',
-        return503OnClosing: true,
-        // A bad URL or an over-long path parameter is answered in its face's form too.
-        frameworkErrors: faceFrameworkErrors({ nodeId, bodyLimitBytes: options.bodyLimitBytes }),
-        ...(tls === undefined ? {} : { https: tls }),
-      }) as unknown as FastifyInstance;
-      cleanup.push(() => app.close());
       // Load shedding: bounds on work in flight, checked before any face decodes a request.
       const gate = admission({
         ...(init.maxInFlight === undefined ? {} : { maxInFlight: init.maxInFlight }),
@@ -369,33 +359,22 @@ export function createNode(init: NodeInit = {}): Node {
           ? {}
           : { maxInFlightPerConnection: init.maxInFlightPerConnection }),
       });
-      registerAdmission(app, gate, nodeId);
-      await registerHttpFaces(app, components, {
+      const faces = faceHost({
+        components,
         bodyLimitBytes: options.bodyLimitBytes,
-        ready: () => !draining,
-        unreadyReason: health.unwritableReason,
-        ...(init.helloTtlMs === undefined ? {} : { helloTtlMs: init.helloTtlMs }),
-      });
-      const trusted = [
-        ...(init.trustedPeers ?? []),
-        ...peers.flatMap((p) => (p.did === undefined ? [] : [p.did])),
-      ];
-      await registerPeerRoutes(app, components, {
-        bodyLimit: options.bodyLimitBytes,
-        ...(trusted.length === 0 ? {} : { trustedPeers: trusted }),
-      });
-      if (init.payments !== undefined) {
-        await registerPaymentRoutes(app, components, { ...init.payments, bodyLimit: options.bodyLimitBytes });
-      }
-      const ws = attachWsJsonRpc(app.server, components, {
-        maxMessageBytes: options.bodyLimitBytes,
         admission: gate,
+        readiness: { ready: () => !draining, unreadyReason: health.unwritableReason },
+        ...(tls === undefined ? {} : { https: tls }),
       });
-      cleanup.push(() => ws.close());
+      const { app } = faces;
+      cleanup.push(() => app.close());
+      cleanup.push(() => faces.stop());
+      for (const face of init.faces ?? defaultFaces(init)) await faces.add(face);
       await listen(app, options.host, options.port);
       const port = (app.server.address() as AddressInfo).port;
       const url = `${tls === undefined ? 'http' : 'https'}://${urlHost(options.host)}:${port}`;
       lock?.announce(port);
+      await faces.start();
       if (directory !== undefined) {
         await directory.start();
         const started = directory;
@@ -408,7 +387,7 @@ export function createNode(init: NodeInit = {}): Node {
         artifacts,
         runtime,
         app,
-        ws,
+        faces,
         directory,
         router: remote,
         hyperspace,
@@ -430,7 +409,7 @@ export function createNode(init: NodeInit = {}): Node {
     const closing = r.app.close();
     await r.runtime.stop({ drainMs });
     await r.router?.stop().catch(() => undefined);
-    await r.ws.close().catch(() => undefined);
+    await r.faces.stop().catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
     const graceOver = new Promise<boolean>(
       (done) =>
