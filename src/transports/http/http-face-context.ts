@@ -30,9 +30,13 @@ export async function registerHttpFaceContext(
   const { bodyLimitBytes } = scope.settings;
   await app.register((face, _options, done) => {
     face.removeAllContentTypeParsers();
-    face.addContentTypeParser('*', { parseAs: 'string', bodyLimit: bodyLimitBytes }, (_request, body, parsed) => {
-      parsed(null, body);
-    });
+    face.addContentTypeParser(
+      '*',
+      { parseAs: 'string', bodyLimit: bodyLimitBytes },
+      (_request, body, parsed) => {
+        parsed(null, body);
+      },
+    );
     face.setErrorHandler(faceErrorHandler(scope, faceOfRequest));
     face.addHook('preClose', (hookDone) => {
       scope.closeStreams();

@@ -328,6 +328,6 @@ export function attachWsJsonRpc(
       server.off('upgrade', onUpgrade);
       return face.close();
     },
-    connectionCount: face.connectionCount,
+    connectionCount: () => face.connectionCount(),
   };
 }
