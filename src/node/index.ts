@@ -30,6 +30,16 @@ export {
 export { MAX_EXPRESSION_DEPTH, MAX_EXPRESSION_LENGTH, evaluateExpression } from './demo/math-expression.js';
 export { MAX_SUMMARY_SENTENCES, splitSentences, summarize, type Summary } from './demo/summarize.js';
 export { createNode, type Node, type NodeStopOptions } from './node.js';
+export { defaultFaces } from './faces.js';
+export type {
+  Face,
+  FaceComponents,
+  FaceFactory,
+  FaceReadiness,
+  FaceServer,
+  FaceServerOptions,
+  UpgradeHandler,
+} from '../transports/face.js';
 export {
   DEFAULT_BODY_LIMIT_BYTES,
   DEFAULT_DATA_DIR,

@@ -10,6 +10,7 @@ import type { BudgetPolicy } from '../runtime/index.js';
 import { isLoopbackHost, type ApiKeyEntry } from '../security/index.js';
 import type { Logger } from '../core/logger.js';
 import { memoryStore, sqliteStore, type StoreFactory } from '../store/index.js';
+import type { FaceFactory } from '../transports/face.js';
 import type { PaymentRoutesInit } from '../transports/http/payment-route.js';
 import { checkPrimitiveNames } from './hyperspace.js';
 import type { RoutingConfig } from './routing-config.js';
@@ -101,6 +102,13 @@ export interface NodeInit {
   readonly tls?: TlsConfig;
   /** Where the node and its faces log. @default silentLogger */
   readonly logger?: Logger;
+  /**
+   * The faces the node serves, registered in this order on its one port, started once it
+   * listens and stopped in reverse order. `payments`, `trustedPeers` and `helloTtlMs` are read
+   * by the defaults: to add a face, list `[...defaultFaces(init), myFace()]`.
+   * @default defaultFaces(init)
+   */
+  readonly faces?: readonly FaceFactory[];
 }
 
 /** The node's options with every default filled in. */

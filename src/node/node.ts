@@ -6,7 +6,7 @@
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { PlexusError, toPlexusError } from '../core/errors.js';
 import { startable } from '../core/startable.js';
 import {
@@ -32,15 +32,14 @@ import {
 import type { EventLog, SnapshotStore } from '../store/index.js';
 import { silentLogger, type FaceComponents } from '../transports/face-components.js';
 import { capabilityGate, type CapabilityGate } from '../transports/capability-gate.js';
-import { emergenceRemoteInvoker, faceFrameworkErrors, registerHttpFaces } from '../transports/http/index.js';
-import { peerDirectory, registerPeerRoutes } from '../transports/peer/index.js';
-import { registerPaymentRoutes } from '../transports/http/payment-route.js';
-import { attachWsJsonRpc } from '../transports/ws-jsonrpc/index.js';
+import { emergenceRemoteInvoker } from '../transports/http/index.js';
+import { peerDirectory } from '../transports/peer/index.js';
 import { admission } from '../transports/admission.js';
-import { registerAdmission } from '../transports/http/admission-hook.js';
+import { faceHost } from '../transports/face-host.js';
 import type { CapabilitiesConfig, TlsConfig } from './config.js';
 import { resolveNodeInit, storeFactoryOf, type NodeInit } from './node-init.js';
 import { distinctAgents } from './agent-ids.js';
+import { defaultFaces } from './faces.js';
 import { demoAgents } from './demo-agents.js';
 import { hyperspaceHost } from './hyperspace.js';
 import { NODE_PROJECTIONS } from './offline.js';
@@ -328,16 +327,6 @@ export function createNode(init: NodeInit = {}): Node {
         logger,
         ...(capabilities === undefined ? {} : { capabilities: capabilities.gate }),
       };
-      const app = Fastify({
-        bodyLimit: options.bodyLimitBytes,
-        logger: false,
-        forceCloseConnections: 'idle',
-        return503OnClosing: true,
-        // A bad URL or an over-long path parameter is answered in its face's form too.
-        frameworkErrors: faceFrameworkErrors({ nodeId, bodyLimitBytes: options.bodyLimitBytes }),
-        ...(tls === undefined ? {} : { https: tls }),
-      }) as unknown as FastifyInstance;
-      cleanup.push(() => app.close());
       // Load shedding: bounds on work in flight, checked before any face decodes a request.
       const gate = admission({
         ...(init.maxInFlight === undefined ? {} : { maxInFlight: init.maxInFlight }),
@@ -345,32 +334,21 @@ export function createNode(init: NodeInit = {}): Node {
           ? {}
           : { maxInFlightPerConnection: init.maxInFlightPerConnection }),
       });
-      registerAdmission(app, gate, nodeId);
-      await registerHttpFaces(app, components, {
+      const faces = faceHost({
+        components,
         bodyLimitBytes: options.bodyLimitBytes,
-        ready: () => !draining,
-        unreadyReason: health.unwritableReason,
-        ...(init.helloTtlMs === undefined ? {} : { helloTtlMs: init.helloTtlMs }),
-      });
-      const trusted = [
-        ...(init.trustedPeers ?? []),
-        ...peers.flatMap((p) => (p.did === undefined ? [] : [p.did])),
-      ];
-      await registerPeerRoutes(app, components, {
-        bodyLimit: options.bodyLimitBytes,
-        ...(trusted.length === 0 ? {} : { trustedPeers: trusted }),
-      });
-      if (init.payments !== undefined) {
-        await registerPaymentRoutes(app, components, { ...init.payments, bodyLimit: options.bodyLimitBytes });
-      }
-      const ws = attachWsJsonRpc(app.server, components, {
-        maxMessageBytes: options.bodyLimitBytes,
         admission: gate,
+        readiness: { ready: () => !draining, unreadyReason: health.unwritableReason },
+        ...(tls === undefined ? {} : { https: tls }),
       });
-      cleanup.push(() => ws.close());
+      const { app } = faces;
+      cleanup.push(() => app.close());
+      for (const face of init.faces ?? defaultFaces(init)) await faces.add(face);
+      cleanup.push(bestEffort(() => faces.stop()));
       // stop(): stop listening at once (new requests on open connections get 503), drain the
-      // jobs, stop the router, close the WebSockets, then give the open connections a grace
-      // period; the steps below this one (app, runtime, …) then close what is left, in order.
+      // jobs, stop the router, stop the faces (their connections and own listeners), then give
+      // the open connections a grace period; the steps below this one (faces, app, runtime, …)
+      // then close what is left, in order.
       cleanup.push(async ({ drainMs }) => {
         draining = true;
         const closing = app.close();
@@ -378,7 +356,7 @@ export function createNode(init: NodeInit = {}): Node {
           await runtime.stop({ drainMs });
         } finally {
           await remote?.stop().catch(() => undefined);
-          await ws.close().catch(() => undefined);
+          await faces.stop().catch(() => undefined);
           const timer = setTimeout(() => {
             app.server.closeAllConnections();
           }, CONNECTION_GRACE_MS);
@@ -393,6 +371,7 @@ export function createNode(init: NodeInit = {}): Node {
       const port = (app.server.address() as AddressInfo).port;
       const url = `${tls === undefined ? 'http' : 'https'}://${urlHost(options.host)}:${port}`;
       lock?.announce(port);
+      await faces.start();
       if (directory !== undefined) {
         await directory.start();
         cleanup.push(bestEffort(() => directory.stop()));

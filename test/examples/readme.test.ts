@@ -217,7 +217,12 @@ async function stopA(): Promise<void> {
  */
 async function restartA(): Promise<void> {
   const port = Number(portOf(a));
-  a = await startNodeProcess({ dataDir: join(tempDir(), '.plexus'), port, flags: A_FLAGS, timeoutMs: 60_000 });
+  a = await startNodeProcess({
+    dataDir: join(tempDir(), '.plexus'),
+    port,
+    flags: A_FLAGS,
+    timeoutMs: 60_000,
+  });
 }
 
 describe.each(PAGES)('the transcripts of %s', (page) => {

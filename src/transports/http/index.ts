@@ -3,6 +3,11 @@
  * Emergence, discovery and health routes on the node's fastify server.
  */
 export { registerHttpFaces } from './http-faces.js';
+export { esrpFace, type EsrpFaceInit } from './esrp-face.js';
+export { emergenceFace, type EmergenceFaceInit } from './emergence-face.js';
+export { discoveryFace } from './discovery-face.js';
+export { healthFace } from './health-face.js';
+export { paymentFace, type PaymentFaceInit } from './payment-face.js';
 export {
   DEFAULT_BODY_LIMIT_BYTES,
   DEFAULT_HEARTBEAT_MS,

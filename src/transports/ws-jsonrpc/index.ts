@@ -4,6 +4,9 @@
  */
 export { attachWsJsonRpc } from './server.js';
 export type { WsJsonRpcFace, WsJsonRpcInit } from './server.js';
+export { createWsJsonRpc } from './server.js';
+export type { WsJsonRpcHandler } from './server.js';
+export { wsJsonRpcFace, type WsJsonRpcFaceInit } from './ws-jsonrpc-face.js';
 export { errorFromJsonRpc, wsJsonRpcClient } from './client.js';
 export type {
   WsBatchCall,

@@ -103,9 +103,15 @@ function positiveInt(
   return v;
 }
 
+/** The Hyperspace face before it is attached: it answers the upgrades it is handed. */
+export interface WsJsonRpcHandler extends WsJsonRpcFace {
+  /** Answers one upgrade on one of the face's paths (`/`, `/rpc`). */
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
+}
+
 /**
- * Attaches the Hyperspace face (WebSocket JSON-RPC 2.0) to an HTTP server: upgrades on `/` and
- * `/rpc` are authenticated with `components.auth` (header `Authorization: Bearer …`, else a
+ * The Hyperspace face (WebSocket JSON-RPC 2.0), answering the upgrades it is handed: they
+ * are authenticated with `components.auth` (header `Authorization: Bearer …`, else a
  * `plexus.bearer.<token>` subprotocol, else `?access_token=` / `?token=`) and refused with
  * HTTP 401 and `WWW-Authenticate` when that fails. Each text message is a JSON-RPC request,
  * notification or batch; the method is the verb, answered with the Hyperspace error codes
@@ -113,17 +119,10 @@ function positiveInt(
  *
  * @throws PlexusError `INVALID_PARAMS` for a bad option.
  * @example
- * const app = fastify(); await registerHttpFaces(app, components);
- * const ws = attachWsJsonRpc(app.server, components);
- * await app.listen({ port: 3100 });
- * // …
- * await ws.close(); await app.close();
+ * const ws = createWsJsonRpc(components);
+ * server.on('upgrade', (request, socket, head) => ws.handleUpgrade(request, socket, head));
  */
-export function attachWsJsonRpc(
-  server: Server,
-  components: FaceComponents,
-  init: WsJsonRpcInit = {},
-): WsJsonRpcFace {
+export function createWsJsonRpc(components: FaceComponents, init: WsJsonRpcInit = {}): WsJsonRpcHandler {
   const D = WS_JSONRPC_DEFAULTS;
   const maxMessageBytes = positiveInt('maxMessageBytes', init.maxMessageBytes, D.maxMessageBytes);
   const maxFrameBytes = positiveInt(
@@ -193,24 +192,8 @@ export function attachWsJsonRpc(
     void connection.closed.then(() => connections.delete(connection));
   };
 
-  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
+  const handleUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const url = upgradeUrl(request);
-    if (!isFacePath(url)) {
-      const exclusive = init.exclusive ?? server.listenerCount('upgrade') === 1;
-      if (exclusive) {
-        refuseUpgrade(
-          socket,
-          404,
-          {
-            code: 'NOT_FOUND',
-            message: `no WebSocket endpoint at ${url.pathname}; connect to / or /rpc`,
-            retryable: false,
-          },
-          traceResponseHeaders(request),
-        );
-      }
-      return;
-    }
     socket.on('error', () => undefined);
     if (closing !== undefined || connections.size + pending >= maxConnections) {
       refuseUpgrade(
@@ -266,14 +249,12 @@ export function attachWsJsonRpc(
     );
   };
 
-  server.on('upgrade', onUpgrade);
   const timer = setInterval(() => {
     for (const connection of connections) connection.heartbeat();
   }, pingIntervalMs);
   timer.unref();
 
   const shutdown = async (): Promise<void> => {
-    server.off('upgrade', onUpgrade);
     clearInterval(timer);
     const open = [...connections];
     for (const connection of open) connection.close(WS_CLOSE_CODES.goingAway, 'the node is shutting down');
@@ -293,10 +274,61 @@ export function attachWsJsonRpc(
   };
 
   return {
+    handleUpgrade,
     close() {
       closing ??= shutdown();
       return closing;
     },
     connectionCount: () => connections.size,
+  };
+}
+
+/**
+ * Attaches the Hyperspace face (WebSocket JSON-RPC 2.0) to an HTTP server: upgrades on `/` and
+ * `/rpc` are answered by {@link createWsJsonRpc}; upgrades on other paths are refused with
+ * HTTP 404 when `init.exclusive` says so (see {@link WsJsonRpcInit.exclusive}). A node's faces
+ * share the server's upgrades through `FaceServer.upgrade` instead (`wsJsonRpcFace`).
+ *
+ * @throws PlexusError `INVALID_PARAMS` for a bad option.
+ * @example
+ * const app = fastify(); await registerHttpFaces(app, components);
+ * const ws = attachWsJsonRpc(app.server, components);
+ * await app.listen({ port: 3100 });
+ * // …
+ * await ws.close(); await app.close();
+ */
+export function attachWsJsonRpc(
+  server: Server,
+  components: FaceComponents,
+  init: WsJsonRpcInit = {},
+): WsJsonRpcFace {
+  const face = createWsJsonRpc(components, init);
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const url = upgradeUrl(request);
+    if (!isFacePath(url)) {
+      const exclusive = init.exclusive ?? server.listenerCount('upgrade') === 1;
+      if (exclusive) {
+        refuseUpgrade(
+          socket,
+          404,
+          {
+            code: 'NOT_FOUND',
+            message: `no WebSocket endpoint at ${url.pathname}; connect to / or /rpc`,
+            retryable: false,
+          },
+          traceResponseHeaders(request),
+        );
+      }
+      return;
+    }
+    face.handleUpgrade(request, socket, head);
+  };
+  server.on('upgrade', onUpgrade);
+  return {
+    close() {
+      server.off('upgrade', onUpgrade);
+      return face.close();
+    },
+    connectionCount: () => face.connectionCount(),
   };
 }

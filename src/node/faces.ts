@@ -1,0 +1,38 @@
+/**
+ * The faces a node serves by default (issue 12 item 1, docs/decisions/faces.md): today's set,
+ * in registration order, each made with the options of the node's init that concern it.
+ * Adding a face to every node is one line here.
+ */
+import type { FaceFactory } from '../transports/face.js';
+import { discoveryFace } from '../transports/http/discovery-face.js';
+import { emergenceFace } from '../transports/http/emergence-face.js';
+import { esrpFace } from '../transports/http/esrp-face.js';
+import { healthFace } from '../transports/http/health-face.js';
+import { paymentFace } from '../transports/http/payment-face.js';
+import { peerFace } from '../transports/peer/peer-face.js';
+import { wsJsonRpcFace } from '../transports/ws-jsonrpc/ws-jsonrpc-face.js';
+import type { NodeInit } from './node-init.js';
+
+/**
+ * The default faces of a node with `init`: health, ESRP, Emergence (HELLOs expire after
+ * `helloTtlMs`), discovery, the peer route (admitting `trustedPeers` and the `did` of each of
+ * `peers`), the 402 payment routes when `payments` is set, and WebSocket JSON-RPC.
+ *
+ * @example
+ * createNode({ ...init, faces: [...defaultFaces(init), myFace()] });
+ */
+export function defaultFaces(init: NodeInit = {}): readonly FaceFactory[] {
+  const trusted = [
+    ...(init.trustedPeers ?? []),
+    ...(init.peers ?? []).flatMap((p) => (p.did === undefined ? [] : [p.did])),
+  ];
+  return [
+    healthFace(),
+    esrpFace(),
+    emergenceFace(init.helloTtlMs === undefined ? {} : { helloTtlMs: init.helloTtlMs }),
+    discoveryFace(),
+    peerFace(trusted.length === 0 ? {} : { trustedPeers: trusted }),
+    ...(init.payments === undefined ? [] : [paymentFace(init.payments)]),
+    wsJsonRpcFace(),
+  ];
+}

@@ -1,0 +1,213 @@
+/**
+ * The seven faces of a node pass the face contract (`face-contract.ts`): ESRP, Emergence,
+ * discovery, health, the peer route, the 402 payment routes and WebSocket JSON-RPC.
+ */
+import { randomUUID } from 'node:crypto';
+import WebSocket from 'ws';
+import { didKeyFromPublicKey, generateKeyPair, rpcDomain, signEnvelope } from '../../src/security/index.js';
+import { discoveryFace } from '../../src/transports/http/discovery-face.js';
+import { emergenceFace } from '../../src/transports/http/emergence-face.js';
+import { esrpFace } from '../../src/transports/http/esrp-face.js';
+import { healthFace } from '../../src/transports/http/health-face.js';
+import { paymentFace } from '../../src/transports/http/payment-face.js';
+import { peerFace } from '../../src/transports/peer/peer-face.js';
+import { wsJsonRpcFace } from '../../src/transports/ws-jsonrpc/ws-jsonrpc-face.js';
+import { WHOAMI_VERB, runFaceContract, type FaceAnswer, type FaceTarget } from './face-contract.js';
+
+async function http(
+  url: string,
+  method: 'GET' | 'POST',
+  authorization: string,
+  body?: string,
+): Promise<FaceAnswer> {
+  const res = await fetch(url, {
+    method,
+    headers: { authorization, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body }),
+  });
+  return { status: res.status, text: await res.text() };
+}
+
+function json(answer: FaceAnswer): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(answer.text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function field(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+}
+
+/** The Plexus code of an ESRP failed response (also the peer route's refusal form). */
+function esrpCode(answer: FaceAnswer): string | undefined {
+  const body = json(answer);
+  if (body?.['status'] !== 'failed' || body['esrp_version'] === undefined) return undefined;
+  const code = field(field(body['error'], 'details'), 'plexus_code') ?? field(body['error'], 'code');
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** The `{error: {code, message}}` form of discovery, health and the payment routes. */
+function plainCode(answer: FaceAnswer): string | undefined {
+  const error = json(answer)?.['error'];
+  const code = field(error, 'code');
+  return typeof code === 'string' && typeof field(error, 'message') === 'string' ? code : undefined;
+}
+
+function esrpRequest(): Record<string, unknown> {
+  return {
+    esrp_version: '1.0',
+    request_id: randomUUID(),
+    timestamp: new Date().toISOString(),
+    caller: { system: 'contract' },
+    target: { service: 'contract', operation: 'whoami' },
+    inputs: [{ name: 'text', content_type: 'text/plain', data: 'who', encoding: 'utf-8' }],
+    params: {},
+  };
+}
+
+/** Sends `text` on a WebSocket to `/rpc` and resolves with the first message back. */
+function wsSend(target: FaceTarget, text: string, authorization: string): Promise<FaceAnswer> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${target.port}/rpc`, { headers: { authorization } });
+    ws.once('open', () => {
+      ws.send(text);
+    });
+    ws.once('message', (data: Buffer) => {
+      resolve({ status: 200, text: data.toString('utf8') });
+      ws.close();
+    });
+    ws.once('unexpected-response', (_request, response) => {
+      resolve({ status: response.statusCode ?? 0, text: '' });
+    });
+    ws.once('error', reject);
+  });
+}
+
+runFaceContract({
+  name: 'esrp',
+  create: () => ({
+    face: esrpFace(),
+    send: (target, input, authorization) =>
+      http(`${target.url}/v1/execute`, 'POST', authorization, input.text),
+    errorCode: esrpCode,
+    act: (target, authorization) =>
+      http(`${target.url}/v1/execute`, 'POST', authorization, JSON.stringify(esrpRequest())),
+  }),
+});
+
+runFaceContract({
+  name: 'emergence',
+  create: () => ({
+    face: emergenceFace(),
+    send: (target, input, authorization) =>
+      http(`${target.url}/emergence`, 'POST', authorization, input.text),
+    errorCode: (answer) => {
+      const body = json(answer);
+      const code = field(body?.['data'], 'code');
+      return body?.['verb'] === 'ERROR' && typeof code === 'number' ? String(code) : undefined;
+    },
+    act: (target, authorization) =>
+      http(
+        `${target.url}/emergence`,
+        'POST',
+        authorization,
+        JSON.stringify({
+          id: randomUUID(),
+          from: 'contract-caller',
+          to: 'contract',
+          verb: 'HELP',
+          data: { verb: WHOAMI_VERB, params: {} },
+        }),
+      ),
+  }),
+});
+
+runFaceContract({
+  name: 'discovery',
+  runsNoCalls: 'discovery reads the registry: it starts no job',
+  create: () => ({
+    face: discoveryFace(),
+    // Discovery reads no body: bad input to its path is answered in its form all the same.
+    send: (target, input, authorization) => http(`${target.url}/agents`, 'POST', authorization, input.text),
+    errorCode: plainCode,
+  }),
+});
+
+runFaceContract({
+  name: 'health',
+  runsNoCalls: 'the probes start no job',
+  create: () => ({
+    face: healthFace(),
+    send: (target, input, authorization) => http(`${target.url}/readyz`, 'POST', authorization, input.text),
+    errorCode: plainCode,
+  }),
+});
+
+runFaceContract({
+  name: 'peer',
+  create: () => {
+    const key = generateKeyPair();
+    const signed = (claim: string | undefined): string =>
+      JSON.stringify(
+        signEnvelope(
+          {
+            id: randomUUID(),
+            kind: 'request',
+            from: 'did:example:caller',
+            to: 'contract',
+            verb: WHOAMI_VERB,
+            data: {},
+            ...(claim === undefined ? {} : { tenantId: claim }),
+          },
+          { key, domain: rpcDomain(WHOAMI_VERB) },
+        ),
+      );
+    return {
+      face: peerFace({ trustedPeers: [didKeyFromPublicKey(key.publicKey)] }),
+      send: (target, input, authorization) =>
+        http(`${target.url}/v1/peer/invoke`, 'POST', authorization, input.text),
+      errorCode: esrpCode,
+      act: (target, authorization, claim) =>
+        http(`${target.url}/v1/peer/invoke`, 'POST', authorization, signed(claim)),
+    };
+  },
+});
+
+runFaceContract({
+  name: 'http-402',
+  create: () => ({
+    face: paymentFace({
+      payeeAddress: `0x${'ab'.repeat(20)}`,
+      routes: [{ path: '/priced', verb: WHOAMI_VERB, priceUsdc: 0.01, methods: ['POST'] }],
+    }),
+    init: { primitives: ['micropayments'] },
+    send: (target, input, authorization) => http(`${target.url}/priced`, 'POST', authorization, input.text),
+    errorCode: plainCode,
+    // Without a payment the route asks micropayments.challenge for one, as the caller.
+    act: (target, authorization) => http(`${target.url}/priced`, 'POST', authorization, '{}'),
+  }),
+});
+
+runFaceContract({
+  name: 'hyperspace',
+  create: () => ({
+    face: wsJsonRpcFace(),
+    send: (target, input, authorization) => wsSend(target, input.text, authorization),
+    errorCode: (answer) => {
+      const body = json(answer);
+      const code = field(body?.['error'], 'code');
+      return body?.['jsonrpc'] === '2.0' && typeof code === 'number' ? String(code) : undefined;
+    },
+    act: (target, authorization) =>
+      wsSend(
+        target,
+        JSON.stringify({ jsonrpc: '2.0', id: 1, method: WHOAMI_VERB, params: {} }),
+        authorization,
+      ),
+  }),
+});
