@@ -146,7 +146,7 @@ function submittedEvent(
   data.windowMs = Math.max(context.idempotencyWindowMs ?? windowMs, job.timeoutMs);
   return {
     type: RUNTIME_EVENTS.jobSubmitted,
-    data: data as unknown as JsonValue,
+    data: data as JobSubmittedData, // every required key is set above
     causation: job.id,
     ...(request.tenantId === undefined ? {} : { tenant: request.tenantId }),
     ...(request.traceparent !== undefined && TRACEPARENT_PATTERN.test(request.traceparent)

@@ -138,7 +138,7 @@ export async function recover(
     const written = await c.log.append(
       plan.fail.map(({ entry, error }) => ({
         type: RUNTIME_EVENTS.jobFailed,
-        data: { id: entry.job.id, error: error.toData() } as unknown as JsonValue,
+        data: { id: entry.job.id, error: error.toData() },
         causation: entry.job.id,
         ...(entry.job.tenantId === undefined ? {} : { tenant: entry.job.tenantId }),
       })),

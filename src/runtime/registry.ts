@@ -160,7 +160,7 @@ export function createRegistry(init: RegistryInit): Registry {
           const event = await log.append(
             {
               type: previous === undefined ? RUNTIME_EVENTS.agentRegistered : RUNTIME_EVENTS.agentUpdated,
-              data: data as unknown as JsonValue,
+              data,
               ...(options.causation === undefined ? {} : { causation: options.causation }),
             },
             options.signal === undefined ? {} : { signal: options.signal },

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventCid } from '../../src/core/cid.js';
 import { validateEvent } from '../../src/core/records/event.js';
-import type { EventInput, EventLog } from '../../src/store/index.js';
+import type { EventInput, AnyEvents, EventLog } from '../../src/store/index.js';
 import { runEventLogLiveContract } from './event-log-contract-live.js';
 import {
   codeOf,
@@ -15,9 +15,9 @@ import {
 
 /** The one contract every event log backend passes (DESIGN §6, D9). */
 export function runEventLogContract(name: string, factory: EventLogHarnessFactory): void {
-  describe(`EventLog contract: ${name}`, () => {
+  describe(`EventLog<AnyEvents> contract: ${name}`, () => {
     let h: EventLogHarness;
-    let log: EventLog;
+    let log: EventLog<AnyEvents>;
     beforeEach(async () => {
       h = await factory();
       log = h.create();

@@ -6,7 +6,7 @@ import {
   memoryEventLog,
   projectionView,
   sqliteEventLog,
-  type EventLog,
+  type AnyEvents, type EventLog,
   type Projection,
 } from '../../src/store/index.js';
 import { ev } from './event-log-harness.js';
@@ -25,7 +25,7 @@ describe('projection views follow their log synchronously', () => {
     for (const c of cleanup.splice(0).reverse()) await c();
   });
 
-  async function logs(): Promise<[string, EventLog][]> {
+  async function logs(): Promise<[string, EventLog<AnyEvents>][]> {
     const dir = await mkdtemp(join(tmpdir(), 'plexus-live-'));
     const sqlite = sqliteEventLog({ dir });
     const memory = memoryEventLog();

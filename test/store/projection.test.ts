@@ -15,7 +15,7 @@ import {
   rebuildProjection,
   verifyProjectionSnapshot,
   verifyProjectionView,
-  type EventLog,
+  type AnyEvents, type EventLog,
   type Projection,
 } from '../../src/store/index.js';
 import { codeOf, ev } from './event-log-harness.js';
@@ -50,7 +50,7 @@ const jobs: Projection<Map<string, string>> = {
 };
 
 describe('projections', () => {
-  let log: EventLog;
+  let log: EventLog<AnyEvents>;
   beforeEach(async () => {
     log = memoryEventLog({ pageSize: 2 });
     await log.start();

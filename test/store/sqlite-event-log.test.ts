@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EventLog } from '../../src/store/index.js';
+import type { AnyEvents, EventLog } from '../../src/store/index.js';
 import { EVENT_DB_FILE, sqliteEventLog } from '../../src/store/index.js';
 import { runEventLogContract } from './event-log-contract.js';
 import { codeOf, ev, type Tamper } from './event-log-harness.js';
@@ -23,7 +23,7 @@ function raw(dir: string, run: (db: Database.Database) => void): void {
 
 /** Tampering with a SQLite log: a raw UPDATE or DELETE on its file, then reopen. */
 function tamperSqlite(dir: string) {
-  return async (log: EventLog, tamper: Tamper): Promise<EventLog> => {
+  return async (log: EventLog<AnyEvents>, tamper: Tamper): Promise<EventLog<AnyEvents>> => {
     await log.stop();
     raw(dir, (db) => {
       if ('remove' in tamper) {

@@ -200,7 +200,7 @@ export function toolPrimitive(components: ToolComponents, init: ToolInit = {}): 
       };
       const event = await log.append({
         type: TOOL_EVENTS.registered,
-        data: data as unknown as JsonObject,
+        data,
         ...eventMeta(ctx),
       });
       await view.waitFor(event.seq);
@@ -246,7 +246,7 @@ export function toolPrimitive(components: ToolComponents, init: ToolInit = {}): 
     };
     const event = await log.append({
       type: TOOL_EVENTS.invoked,
-      data: data as unknown as JsonObject,
+      data,
       ...eventMeta(ctx),
     });
     await view.waitFor(event.seq);
