@@ -104,8 +104,8 @@ export function runEventLogContract(name: string, factory: EventLogHarnessFactor
       ];
       it.each(bad)('rejects %s with INVALID_PARAMS and appends nothing', async (_what, input) => {
         await log.append(ev('ok.first'));
-        expect(await codeOf(log.append(input as EventInput))).toBe('INVALID_PARAMS');
-        expect(await codeOf(log.append([ev('ok.other'), input as EventInput]))).toBe('INVALID_PARAMS');
+        expect(await codeOf(log.append(input as EventInput<AnyEvents>))).toBe('INVALID_PARAMS');
+        expect(await codeOf(log.append([ev('ok.other'), input as EventInput<AnyEvents>]))).toBe('INVALID_PARAMS');
         expect((await log.head()).seq).toBe(1);
       });
 
@@ -119,7 +119,7 @@ export function runEventLogContract(name: string, factory: EventLogHarnessFactor
     });
 
     describe('read', () => {
-      const seed: EventInput[] = [
+      const seed: EventInput<AnyEvents>[] = [
         ev('job.submitted', 1, { tenant: 'acme', causation: 'r1', trace: TRACE_A }),
         ev('job.started', 2, { tenant: 'acme', causation: 'r1', trace: TRACE_A2 }),
         ev('agent.registered', 3, { tenant: 'other' }),

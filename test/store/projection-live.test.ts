@@ -27,8 +27,8 @@ describe('projection views follow their log synchronously', () => {
 
   async function logs(): Promise<[string, EventLog<AnyEvents>][]> {
     const dir = await mkdtemp(join(tmpdir(), 'plexus-live-'));
-    const sqlite = sqliteEventLog({ dir });
-    const memory = memoryEventLog();
+    const sqlite = sqliteEventLog<AnyEvents>({ dir });
+    const memory = memoryEventLog<AnyEvents>();
     cleanup.push(() => rm(dir, { recursive: true, force: true }));
     return [
       ['memory', memory],
