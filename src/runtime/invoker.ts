@@ -7,7 +7,6 @@
  */
 import type { Envelope } from '../core/envelope.js';
 import { PlexusError, toPlexusError } from '../core/errors.js';
-import type { JsonValue } from '../core/json.js';
 import { isTerminalJobState } from '../core/records/job.js';
 import type { SchemaValidator } from '../core/schema-validator.js';
 import type { EnvelopeVerifier } from '../security/envelope-verifier.js';

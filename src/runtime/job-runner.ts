@@ -10,7 +10,6 @@
  * job either here or in the projections.
  */
 import { PlexusError, toPlexusError } from '../core/errors.js';
-import type { JsonValue } from '../core/json.js';
 import { isTerminalJobState, type JobState } from '../core/records/job.js';
 import type { EventInput, EventLog } from '../store/event-log.js';
 import type { ProjectionView } from '../store/projection-view.js';
@@ -75,7 +74,9 @@ export interface JobRunner {
   emit(events: EventInput | readonly EventInput[]): void;
 }
 
-const TERMINAL_ERROR_EVENT: Readonly<Partial<Record<JobState, 'job.failed' | 'job.canceled' | 'job.rejected'>>> = {
+const TERMINAL_ERROR_EVENT: Readonly<
+  Partial<Record<JobState, 'job.failed' | 'job.canceled' | 'job.rejected'>>
+> = {
   FAILED: RUNTIME_EVENTS.jobFailed,
   CANCELED: RUNTIME_EVENTS.jobCanceled,
   REJECTED: RUNTIME_EVENTS.jobRejected,

@@ -5,7 +5,6 @@
  * (`runtime.registry`), so it survives restarts and can be rebuilt and compared.
  */
 import { PlexusError, toPlexusError } from '../core/errors.js';
-import type { JsonValue } from '../core/json.js';
 import { findCapability, parseAgentCard } from '../core/records/agent-card.js';
 import type { AgentCard, AgentOrigin } from '../core/records/agent-card.js';
 import type { VerbSpec } from '../core/records/verb-spec.js';

@@ -6,7 +6,6 @@
  * requires. Revocations are irreversible.
  */
 import { PlexusError } from '../core/errors.js';
-import type { JsonValue } from '../core/json.js';
 import type { EventLog, SignalOptions } from '../store/event-log.js';
 import { eventHandlers, type EventType } from '../store/event-map.js';
 import type { Projection } from '../store/projection.js';

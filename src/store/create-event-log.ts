@@ -392,7 +392,10 @@ export function createEventLog<M extends EventTypes = EventMap>(
       return stopping;
     },
 
-    append: ((input: EventInput<AnyEvents> | readonly EventInput<AnyEvents>[], options: SignalOptions = {}) => {
+    append: ((
+      input: EventInput<AnyEvents> | readonly EventInput<AnyEvents>[],
+      options: SignalOptions = {},
+    ) => {
       try {
         if (options.signal?.aborted === true) throw cancelled(options.signal);
         const inputs = checkEventInputs(input);

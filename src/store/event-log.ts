@@ -16,10 +16,10 @@ export type { Event };
  * Typed by an event map (default: the node's {@link EventMap}), one member per event type
  * with that type's data; `EventInput<AnyEvents>` is any type with any JSON data.
  */
-export type EventInput<M extends EventTypes = EventMap, K extends EventType<M> = EventType<M>> = TypedEventInput<
-  M,
-  K
->;
+export type EventInput<
+  M extends EventTypes = EventMap,
+  K extends EventType<M> = EventType<M>,
+> = TypedEventInput<M, K>;
 
 /**
  * Which events a read or a subscription returns. All given conditions must hold (AND);
@@ -125,7 +125,10 @@ export interface EventLog<M extends EventTypes = EventMap> {
    *   `CONFLICT` when another writer changed the storage underneath.
    */
   append<K extends EventType<M>>(event: EventInput<M, K>, options?: SignalOptions): Promise<Event>;
-  append<K extends EventType<M>>(events: readonly EventInput<M, K>[], options?: SignalOptions): Promise<readonly Event[]>;
+  append<K extends EventType<M>>(
+    events: readonly EventInput<M, K>[],
+    options?: SignalOptions,
+  ): Promise<readonly Event[]>;
   /**
    * Returns the events after `afterSeq` that match the filter, in `seq` order, at most `limit`.
    *

@@ -105,7 +105,9 @@ export function runEventLogContract(name: string, factory: EventLogHarnessFactor
       it.each(bad)('rejects %s with INVALID_PARAMS and appends nothing', async (_what, input) => {
         await log.append(ev('ok.first'));
         expect(await codeOf(log.append(input as EventInput<AnyEvents>))).toBe('INVALID_PARAMS');
-        expect(await codeOf(log.append([ev('ok.other'), input as EventInput<AnyEvents>]))).toBe('INVALID_PARAMS');
+        expect(await codeOf(log.append([ev('ok.other'), input as EventInput<AnyEvents>]))).toBe(
+          'INVALID_PARAMS',
+        );
         expect((await log.head()).seq).toBe(1);
       });
 

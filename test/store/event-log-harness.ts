@@ -1,6 +1,13 @@
 import { expect } from 'vitest';
 import { PlexusError } from '../../src/core/errors.js';
-import type { AnyEvents, Event, EventInput, EventLog, EventLogInit, EventMeta } from '../../src/store/index.js';
+import type {
+  AnyEvents,
+  Event,
+  EventInput,
+  EventLog,
+  EventLogInit,
+  EventMeta,
+} from '../../src/store/index.js';
 
 /** A change made to stored events behind the log's back. */
 export type Tamper =

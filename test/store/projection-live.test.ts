@@ -6,7 +6,8 @@ import {
   memoryEventLog,
   projectionView,
   sqliteEventLog,
-  type AnyEvents, type EventLog,
+  type AnyEvents,
+  type EventLog,
   type Projection,
 } from '../../src/store/index.js';
 import { ev } from './event-log-harness.js';

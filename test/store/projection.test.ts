@@ -15,7 +15,8 @@ import {
   rebuildProjection,
   verifyProjectionSnapshot,
   verifyProjectionView,
-  type AnyEvents, type EventLog,
+  type AnyEvents,
+  type EventLog,
   type Projection,
 } from '../../src/store/index.js';
 import { codeOf, ev } from './event-log-harness.js';

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { toPlexusError } from '../../core/errors.js';
-import type { JsonObject, JsonValue } from '../../core/json.js';
+import type { JsonObject } from '../../core/json.js';
 import type { HandlerContext } from '../../runtime/index.js';
 import type { EventInput, EventLog } from '../../store/event-log.js';
 import type { EventMap, EventType } from '../../store/event-map.js';
@@ -96,7 +96,11 @@ export function trajectoryLibrary(c: TrajectoryLibraryComponents): TrajectoryLib
   const tenantTrajectories = (tenant: string | null): Trajectory[] =>
     [...view.state().trajectories.values()].filter((t) => t.tenant === tenant);
 
-  const append = async <K extends EventType>(scope: LibraryScope, type: K, data: EventMap[K]): Promise<void> => {
+  const append = async <K extends EventType>(
+    scope: LibraryScope,
+    type: K,
+    data: EventMap[K],
+  ): Promise<void> => {
     const envelope = scope.context?.envelope;
     const input: EventInput<EventMap, K> = {
       type,

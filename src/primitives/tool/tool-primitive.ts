@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { PlexusError } from '../../core/errors.js';
-import type { JsonObject, JsonValue } from '../../core/json.js';
+import type { JsonValue } from '../../core/json.js';
 import { schemaValidator, throwIfProblems, type JsonSchema } from '../../core/schema-validator.js';
 import { isVerbName, verbNameProblem } from '../../core/verb-name.js';
 import type { HandlerContext } from '../../runtime/index.js';

@@ -10,7 +10,6 @@
  */
 import type { Envelope } from '../../core/envelope.js';
 import { PlexusError, toPlexusError } from '../../core/errors.js';
-import type { JsonValue } from '../../core/json.js';
 import type { AgentCard } from '../../core/records/agent-card.js';
 import { capabilitySelector } from '../../core/verb-name.js';
 import type { EventInput, EventLog } from '../../store/event-log.js';
