@@ -16,7 +16,7 @@ const compiled = fileURLToPath(new URL('../../dist/store/index.js', import.meta.
  */
 const WRITER = `
 import { sqliteEventLog } from ${JSON.stringify(pathToFileURL(compiled).href)};
-const log = sqliteEventLog<AnyEvents>({ dir: process.env.PLEXUS_CRASH_DIR });
+const log = sqliteEventLog({ dir: process.env.PLEXUS_CRASH_DIR });
 await log.start();
 let counter = 0;
 async function caller(id) {
