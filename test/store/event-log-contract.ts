@@ -15,7 +15,7 @@ import {
 
 /** The one contract every event log backend passes (DESIGN §6, D9). */
 export function runEventLogContract(name: string, factory: EventLogHarnessFactory): void {
-  describe(`EventLog<AnyEvents> contract: ${name}`, () => {
+  describe(`EventLog contract: ${name}`, () => {
     let h: EventLogHarness;
     let log: EventLog<AnyEvents>;
     beforeEach(async () => {
