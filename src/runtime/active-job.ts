@@ -15,6 +15,8 @@ import type { PlexusError } from '../core/errors.js';
 import type { JsonValue } from '../core/json.js';
 import type { Job, JobState } from '../core/records/job.js';
 import type { EventInput } from '../store/event-log.js';
+import type { EventMap } from '../store/event-map.js';
+import type { JobEventType } from './events.js';
 import type { InvocationMode, Principal } from './context.js';
 import { LazyAbort, signalSource, type AbortSource } from './lazy-abort.js';
 import type { Resolution } from './router.js';
@@ -209,7 +211,11 @@ export function takeHeld(job: ActiveJob): EventInput[] {
 }
 
 /** The log event of a job: causation = the job id (how a job's events are found), tenant. */
-export function jobEvent(job: ActiveJob, type: string, data: JsonValue): EventInput {
+export function jobEvent<K extends JobEventType>(
+  job: ActiveJob,
+  type: K,
+  data: EventMap[K],
+): EventInput<EventMap, K> {
   return {
     type,
     data,

@@ -5,9 +5,10 @@
  */
 import type { Envelope } from '../core/envelope.js';
 import type { ErrorData } from '../core/errors.js';
-import type { JsonValue } from '../core/json.js';
+import type { JsonObject, JsonValue } from '../core/json.js';
 import type { AgentCard } from '../core/records/agent-card.js';
 import type { VerbSpec } from '../core/records/verb-spec.js';
+import type { EventType } from '../store/event-map.js';
 import type { InvocationMode } from './context.js';
 
 /** The event types of the runtime. */
@@ -42,7 +43,7 @@ export const RUNTIME_EVENTS = {
   jobRejected: 'job.rejected',
   /** The audit record of an accepted request (the default pre-effect). */
   auditInvoked: 'audit.invoked',
-} as const;
+} as const satisfies Readonly<Record<string, EventType>>;
 
 /** One of the runtime's event types. */
 export type RuntimeEventType = (typeof RUNTIME_EVENTS)[keyof typeof RUNTIME_EVENTS];
@@ -58,6 +59,31 @@ export interface AgentCardEventData {
 /** Data of `agent.removed`. */
 export interface AgentRemovedData {
   readonly id: string;
+}
+
+/** Data of `agent.restarted`: a crashed agent's instance was re-created. */
+export interface AgentRestartedData {
+  readonly id: string;
+  /** The incarnation that crashed. */
+  readonly incarnation: number;
+  /** Restarts inside the current window. */
+  readonly restarts: number;
+  readonly reason: string;
+}
+
+/** Data of `agent.suspended`: the agent crashed too often and is unavailable until `until`. */
+export interface AgentSuspendedData {
+  readonly id: string;
+  /** RFC 3339. */
+  readonly until: string;
+  readonly restarts: number;
+  readonly reason: string;
+}
+
+/** Data of `agent.resumed`: a suspended agent's period passed. */
+export interface AgentResumedData {
+  readonly id: string;
+  readonly incarnation: number;
 }
 
 /** How a job reached its agent(s). */
@@ -125,6 +151,33 @@ export interface JobCompletedData {
 export interface JobErrorData {
   readonly id: string;
   readonly error: ErrorData;
+}
+
+/**
+ * Data of `audit.invoked`: `{candidates, face, from, job, mode, principal?, principalKind?, to,
+ * transport?, verb}`, built key by key in RFC 8785 order (`pipeline/effects.ts`).
+ */
+export type AuditInvokedData = JsonObject;
+
+declare module '../store/event-map.js' {
+  /** The runtime's agent, job and audit events (`RUNTIME_EVENTS`). */
+  interface EventMap {
+    'agent.registered': AgentCardEventData;
+    'agent.updated': AgentCardEventData;
+    'agent.removed': AgentRemovedData;
+    'agent.restarted': AgentRestartedData;
+    'agent.suspended': AgentSuspendedData;
+    'agent.resumed': AgentResumedData;
+    'job.submitted': JobSubmittedData;
+    'job.started': JobStartedData;
+    'job.retried': JobStartedData;
+    'job.progress': JobProgressData;
+    'job.completed': JobCompletedData;
+    'job.failed': JobErrorData;
+    'job.canceled': JobErrorData;
+    'job.rejected': JobErrorData;
+    'audit.invoked': AuditInvokedData;
+  }
 }
 
 /** The job event types, in lifecycle order. */

@@ -7,7 +7,6 @@
  */
 import type { Envelope } from '../core/envelope.js';
 import { PlexusError, toPlexusError } from '../core/errors.js';
-import type { JsonValue } from '../core/json.js';
 import { isTerminalJobState } from '../core/records/job.js';
 import type { SchemaValidator } from '../core/schema-validator.js';
 import type { EnvelopeVerifier } from '../security/envelope-verifier.js';
@@ -146,7 +145,7 @@ function submittedEvent(
   data.windowMs = Math.max(context.idempotencyWindowMs ?? windowMs, job.timeoutMs);
   return {
     type: RUNTIME_EVENTS.jobSubmitted,
-    data: data as unknown as JsonValue,
+    data: data as JobSubmittedData, // every required key is set above
     causation: job.id,
     ...(request.tenantId === undefined ? {} : { tenant: request.tenantId }),
     ...(request.traceparent !== undefined && TRACEPARENT_PATTERN.test(request.traceparent)

@@ -10,7 +10,6 @@
  * job either here or in the projections.
  */
 import { PlexusError, toPlexusError } from '../core/errors.js';
-import type { JsonValue } from '../core/json.js';
 import { isTerminalJobState, type JobState } from '../core/records/job.js';
 import type { EventInput, EventLog } from '../store/event-log.js';
 import type { ProjectionView } from '../store/projection-view.js';
@@ -75,8 +74,9 @@ export interface JobRunner {
   emit(events: EventInput | readonly EventInput[]): void;
 }
 
-const TERMINAL_EVENT: Readonly<Partial<Record<JobState, string>>> = {
-  COMPLETED: RUNTIME_EVENTS.jobCompleted,
+const TERMINAL_ERROR_EVENT: Readonly<
+  Partial<Record<JobState, 'job.failed' | 'job.canceled' | 'job.rejected'>>
+> = {
   FAILED: RUNTIME_EVENTS.jobFailed,
   CANCELED: RUNTIME_EVENTS.jobCanceled,
   REJECTED: RUNTIME_EVENTS.jobRejected,
@@ -150,16 +150,13 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
       return;
     }
     try {
-      const type = TERMINAL_EVENT[outcome.state] ?? RUNTIME_EVENTS.jobFailed;
-      const data: JsonValue =
+      const terminal =
         outcome.state === 'COMPLETED'
-          ? { id: job.id, outputs: outcome.outputs ?? null }
-          : {
-              error: (
-                outcome.error ?? new PlexusError('INTERNAL', 'no error')
-              ).toData() as unknown as JsonValue,
+          ? jobEvent(job, RUNTIME_EVENTS.jobCompleted, { id: job.id, outputs: outcome.outputs ?? null })
+          : jobEvent(job, TERMINAL_ERROR_EVENT[outcome.state] ?? RUNTIME_EVENTS.jobFailed, {
+              error: (outcome.error ?? new PlexusError('INTERNAL', 'no error')).toData(),
               id: job.id,
-            };
+            });
       const extra = runPostEffects(
         components.postEffects,
         {
@@ -177,7 +174,7 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
         },
       );
       const span = observer.span('runtime.post_effects', { job: job.id, events: extra.length + 1 });
-      const written = await log.append([...takeHeld(job), jobEvent(job, type, data), ...extra]);
+      const written = await log.append([...takeHeld(job), terminal, ...extra]);
       span.end();
       await caughtUp(written[written.length - 1]?.seq ?? 0);
       job.markWritten(true);
@@ -237,20 +234,20 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
     job.state = 'WORKING';
     job.attempts++;
     // Keys inserted in RFC 8785 order, so the log's canonical form needs no sorted copy.
-    const started: Record<string, unknown> = {
+    const started: { -readonly [K in keyof JobStartedData]?: JobStartedData[K] } = {
       agents: targets.map((t) => t.card.id),
       at: new Date().toISOString(),
       attempt: job.attempts,
       id: job.id,
     };
-    if (retry) started['reason'] = job.retryReason ?? 'the job is run again';
-    started['route'] = route satisfies JobStartedData['route'];
+    if (retry) started.reason = job.retryReason ?? 'the job is run again';
+    started.route = route;
     write(
       job,
       jobEvent(
         job,
         retry ? RUNTIME_EVENTS.jobRetried : RUNTIME_EVENTS.jobStarted,
-        started as unknown as JsonValue,
+        started as JobStartedData, // every required key is set above
       ),
     );
     const executed: ExecutedJob = {

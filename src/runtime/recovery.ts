@@ -11,7 +11,6 @@
  * - jobs in INPUT_REQUIRED or AUTH_REQUIRED, or whose request was not kept, are failed too.
  */
 import { PlexusError, toPlexusError } from '../core/errors.js';
-import type { JsonValue } from '../core/json.js';
 import type { VerbSpec } from '../core/records/verb-spec.js';
 import type { EventLog, SignalOptions } from '../store/event-log.js';
 import type { ProjectionView } from '../store/projection-view.js';
@@ -138,7 +137,7 @@ export async function recover(
     const written = await c.log.append(
       plan.fail.map(({ entry, error }) => ({
         type: RUNTIME_EVENTS.jobFailed,
-        data: { id: entry.job.id, error: error.toData() } as unknown as JsonValue,
+        data: { id: entry.job.id, error: error.toData() },
         causation: entry.job.id,
         ...(entry.job.tenantId === undefined ? {} : { tenant: entry.job.tenantId }),
       })),

@@ -5,7 +5,6 @@
  * (`runtime.registry`), so it survives restarts and can be rebuilt and compared.
  */
 import { PlexusError, toPlexusError } from '../core/errors.js';
-import type { JsonValue } from '../core/json.js';
 import { findCapability, parseAgentCard } from '../core/records/agent-card.js';
 import type { AgentCard, AgentOrigin } from '../core/records/agent-card.js';
 import type { VerbSpec } from '../core/records/verb-spec.js';
@@ -160,7 +159,7 @@ export function createRegistry(init: RegistryInit): Registry {
           const event = await log.append(
             {
               type: previous === undefined ? RUNTIME_EVENTS.agentRegistered : RUNTIME_EVENTS.agentUpdated,
-              data: data as unknown as JsonValue,
+              data,
               ...(options.causation === undefined ? {} : { causation: options.causation }),
             },
             options.signal === undefined ? {} : { signal: options.signal },

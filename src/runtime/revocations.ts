@@ -6,9 +6,8 @@
  * requires. Revocations are irreversible.
  */
 import { PlexusError } from '../core/errors.js';
-import type { JsonValue } from '../core/json.js';
-import type { Event } from '../core/records/event.js';
 import type { EventLog, SignalOptions } from '../store/event-log.js';
+import { eventHandlers, type EventType } from '../store/event-map.js';
 import type { Projection } from '../store/projection.js';
 import { projectionView, type ProjectionView } from '../store/projection-view.js';
 import type { SnapshotStore } from '../store/projection-snapshots.js';
@@ -18,7 +17,7 @@ import { decodeUcan } from '../security/ucan/ucan-token.js';
 import { verifyRevocation, type UcanRevocation } from '../security/ucan/revocation.js';
 
 /** The event type of a revocation. */
-export const UCAN_REVOKED_EVENT = 'ucan.revoked';
+export const UCAN_REVOKED_EVENT = 'ucan.revoked' satisfies EventType;
 /** The projection's name. */
 export const REVOCATIONS_PROJECTION_NAME = 'ucan.revocations';
 
@@ -32,6 +31,13 @@ export interface UcanRevokedData {
   readonly challenge: string;
 }
 
+declare module '../store/event-map.js' {
+  /** The revocation event of UCAN tokens. */
+  interface EventMap {
+    'ucan.revoked': UcanRevokedData;
+  }
+}
+
 /** The revocations known: revoked CID → the issuers who revoked it. */
 export type RevocationsState = Map<string, string[]>;
 
@@ -41,13 +47,15 @@ export const revocationsProjection: Projection<RevocationsState> = {
   version: 1,
   filter: { type: UCAN_REVOKED_EVENT },
   initial: () => new Map(),
-  apply(state, event: Event) {
-    const data = event.data as unknown as Partial<UcanRevokedData>;
-    if (typeof data.cid !== 'string' || typeof data.issuer !== 'string') return state;
-    const issuers = state.get(data.cid) ?? [];
-    if (!issuers.includes(data.issuer)) state.set(data.cid, [...issuers, data.issuer].sort());
-    return state;
-  },
+  apply: eventHandlers<RevocationsState>({
+    'ucan.revoked': (state, event) => {
+      const data: Partial<UcanRevokedData> = event.data; // an older log may hold less
+      if (typeof data.cid !== 'string' || typeof data.issuer !== 'string') return state;
+      const issuers = state.get(data.cid) ?? [];
+      if (!issuers.includes(data.issuer)) state.set(data.cid, [...issuers, data.issuer].sort());
+      return state;
+    },
+  }),
   toJson: (state) => Object.fromEntries([...state.entries()].sort(([a], [b]) => (a < b ? -1 : 1))),
   fromJson: (json) => new Map(Object.entries(json as Record<string, string[]>).map(([k, v]) => [k, [...v]])),
 };
@@ -141,7 +149,7 @@ export function createRevocations(init: RevocationsInit): Revocations {
         issuer: checked.iss,
       };
       const event = await init.log.append(
-        { type: UCAN_REVOKED_EVENT, data: data as unknown as JsonValue, causation: checked.revoke },
+        { type: UCAN_REVOKED_EVENT, data, causation: checked.revoke },
         options,
       );
       await view.waitFor(event.seq, options);

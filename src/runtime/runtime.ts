@@ -198,8 +198,8 @@ export function createRuntime(init: RuntimeInit): Runtime {
         : createSupervisor(definition, {
             now,
             observer,
-            emit: (type, data) => {
-              runner.emit({ type, data });
+            emit: (event) => {
+              runner.emit(event);
             },
           });
     await supervisor.start();

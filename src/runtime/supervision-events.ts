@@ -7,8 +7,8 @@
  * `traceparent` as `trace`, so `plexus trace` shows it as a mark on the job's span (job event
  * reads take only `job.*` types, so these never enter a job's own event stream).
  */
-import type { JsonObject } from '../core/json.js';
 import type { EventInput } from '../store/event-log.js';
+import type { EventType } from '../store/event-map.js';
 import { TRACEPARENT_PATTERN } from '../store/event-input.js';
 import type { SupervisionAction } from './supervision-tree.js';
 
@@ -26,7 +26,7 @@ export const SUPERVISION_EVENTS = {
   startFailed: 'supervision.start_failed',
   /** A `temporary` agent was not restarted and is unavailable: `{agent, supervisor}`. */
   removed: 'supervision.removed',
-} as const;
+} as const satisfies Readonly<Record<string, EventType>>;
 
 /** One of {@link SUPERVISION_EVENTS}. */
 export type SupervisionEventType = (typeof SUPERVISION_EVENTS)[keyof typeof SUPERVISION_EVENTS];
@@ -47,8 +47,74 @@ export interface FailureCause {
   readonly traceparent?: string;
 }
 
+/** What every report about a failure names: the agent that failed and why. */
+export interface FailedData {
+  /** The agent that failed. */
+  readonly failed: string;
+  readonly reason: string;
+}
+
+/** Data of `supervision.child_failed`. */
+export interface ChildFailedData {
+  readonly agent: string;
+  readonly supervisor: string;
+  readonly kind: FailureKind;
+  readonly reason: string;
+  readonly incarnation: number;
+  /** The job whose handler failed, when a job did. */
+  readonly job?: string;
+}
+
+/** Data of `supervision.restarted`. */
+export interface SupervisorRestartedData extends FailedData {
+  readonly supervisor: string;
+  /** The agents restarted. */
+  readonly agents: readonly string[];
+  /** Restarts inside the supervisor's current window. */
+  readonly restarts: number;
+}
+
+/** Data of `supervision.escalated`. */
+export interface SupervisorEscalatedData extends FailedData {
+  readonly supervisor: string;
+  /** The parent supervisor. */
+  readonly to: string;
+}
+
+/** Data of `supervision.gave_up`. */
+export interface SupervisorGaveUpData extends FailedData {
+  readonly supervisor: string;
+  /** The agents now unavailable. */
+  readonly agents: readonly string[];
+}
+
+/** Data of `supervision.start_failed`. */
+export interface StartFailedData {
+  readonly agent: string;
+  readonly supervisor: string;
+  readonly reason: string;
+}
+
+/** Data of `supervision.removed`. */
+export interface SupervisedRemovedData {
+  readonly agent: string;
+  readonly supervisor: string;
+}
+
+declare module '../store/event-map.js' {
+  /** The events of supervision trees (`SUPERVISION_EVENTS`). */
+  interface EventMap {
+    'supervision.child_failed': ChildFailedData;
+    'supervision.restarted': SupervisorRestartedData;
+    'supervision.escalated': SupervisorEscalatedData;
+    'supervision.gave_up': SupervisorGaveUpData;
+    'supervision.start_failed': StartFailedData;
+    'supervision.removed': SupervisedRemovedData;
+  }
+}
+
 /** `causation` and `trace` of the events about `cause`. */
-function links(cause: FailureCause): Pick<EventInput, 'causation' | 'trace'> {
+function links(cause: FailureCause): { readonly causation?: string; readonly trace?: string } {
   return {
     ...(cause.job === undefined ? {} : { causation: cause.job }),
     ...(cause.traceparent !== undefined && TRACEPARENT_PATTERN.test(cause.traceparent)
@@ -59,7 +125,7 @@ function links(cause: FailureCause): Pick<EventInput, 'causation' | 'trace'> {
 
 /** The `supervision.child_failed` event of `cause`. */
 export function childFailedEvent(cause: FailureCause, supervisor: string, incarnation: number): EventInput {
-  const data: JsonObject = {
+  const data: ChildFailedData = {
     agent: cause.agent,
     supervisor,
     kind: cause.kind,
@@ -87,40 +153,48 @@ export interface ActionContext {
 export function actionEvent(action: SupervisionAction, context: ActionContext): EventInput | undefined {
   const { cause } = context;
   const failed = { failed: cause.agent, reason: cause.reason };
-  let type: SupervisionEventType;
-  let data: JsonObject;
+  const linked = links(cause);
   switch (action.type) {
     case 'restart':
-      type = SUPERVISION_EVENTS.restarted;
-      data = {
-        supervisor: action.supervisor,
-        agents: [...action.ids],
-        ...failed,
-        restarts: context.restarts(action.supervisor),
+      return {
+        type: SUPERVISION_EVENTS.restarted,
+        data: {
+          supervisor: action.supervisor,
+          agents: [...action.ids],
+          ...failed,
+          restarts: context.restarts(action.supervisor),
+        },
+        ...linked,
       };
-      break;
     case 'escalate':
-      type = SUPERVISION_EVENTS.escalated;
-      data = { supervisor: action.supervisor, to: action.to, ...failed };
-      break;
-    case 'give-up':
-      type = SUPERVISION_EVENTS.gaveUp;
-      data = {
-        supervisor: action.supervisor,
-        agents: [...context.agentsUnder(action.supervisor)],
-        ...failed,
+      return {
+        type: SUPERVISION_EVENTS.escalated,
+        data: { supervisor: action.supervisor, to: action.to, ...failed },
+        ...linked,
       };
-      break;
+    case 'give-up':
+      return {
+        type: SUPERVISION_EVENTS.gaveUp,
+        data: {
+          supervisor: action.supervisor,
+          agents: [...context.agentsUnder(action.supervisor)],
+          ...failed,
+        },
+        ...linked,
+      };
     case 'start-failed':
-      type = SUPERVISION_EVENTS.startFailed;
-      data = { agent: action.id, supervisor: action.supervisor, reason: action.reason };
-      break;
+      return {
+        type: SUPERVISION_EVENTS.startFailed,
+        data: { agent: action.id, supervisor: action.supervisor, reason: action.reason },
+        ...linked,
+      };
     case 'remove':
-      type = SUPERVISION_EVENTS.removed;
-      data = { agent: action.id, supervisor: action.supervisor };
-      break;
+      return {
+        type: SUPERVISION_EVENTS.removed,
+        data: { agent: action.id, supervisor: action.supervisor },
+        ...linked,
+      };
     default:
       return undefined;
   }
-  return { type, data, ...links(cause) };
 }

@@ -6,7 +6,7 @@
  * suspensions and resumptions are events in the log.
  */
 import { PlexusError, toPlexusError } from '../core/errors.js';
-import type { JsonObject } from '../core/json.js';
+import type { EventInput } from '../store/event-log.js';
 import { checkHandlers, type AgentDefinition, type AgentHandlers } from './agent.js';
 import { RUNTIME_EVENTS } from './events.js';
 import type { Observer } from './observer.js';
@@ -16,7 +16,7 @@ export interface SupervisorComponents {
   /** The clock, Unix ms. */
   readonly now: () => number;
   /** Appends an event (fire and forget; failures are the runtime's to report). */
-  readonly emit: (type: string, data: JsonObject) => void;
+  readonly emit: (event: EventInput) => void;
   readonly observer: Observer;
 }
 
@@ -196,7 +196,7 @@ export function createSupervisor(
         suspendedUntil = undefined;
         restartTimes = [];
         void create();
-        emit(RUNTIME_EVENTS.agentResumed, { id, incarnation });
+        emit({ type: RUNTIME_EVENTS.agentResumed, data: { id, incarnation } });
         observer.event('runtime.agent_resumed', { agent: id });
       }
       const instance = current ?? create();
@@ -241,17 +241,18 @@ export function createSupervisor(
         current = undefined;
         readyLease = undefined;
         const until = new Date(suspendedUntil).toISOString();
-        emit(RUNTIME_EVENTS.agentSuspended, { id, until, restarts: restartTimes.length, reason: why });
+        emit({
+          type: RUNTIME_EVENTS.agentSuspended,
+          data: { id, until, restarts: restartTimes.length, reason: why },
+        });
         observer.event('runtime.agent_suspended', { agent: id, until });
         return;
       }
       restartTimes.push(t);
       void create();
-      emit(RUNTIME_EVENTS.agentRestarted, {
-        id,
-        incarnation,
-        restarts: restartTimes.length,
-        reason: why,
+      emit({
+        type: RUNTIME_EVENTS.agentRestarted,
+        data: { id, incarnation, restarts: restartTimes.length, reason: why },
       });
       observer.event('runtime.agent_restarted', { agent: id, restarts: restartTimes.length });
     },

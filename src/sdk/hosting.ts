@@ -12,6 +12,7 @@ import { defineAgent, type AgentDefinition } from '../runtime/agent.js';
 import type { HandlerContext, VerbHandler } from '../runtime/context.js';
 import { emitMatches } from '../runtime/effects/effect-scope.js';
 import type { EventLog } from '../store/event-log.js';
+import { openEventLog } from '../store/event-map.js';
 import { TRACEPARENT_PATTERN } from '../store/event-input.js';
 import { REFUSAL_SCHEMA, isRefusal } from './refusal.js';
 import type { CallResult, InvokeOptions, VerbContext } from './verb-context.js';
@@ -77,7 +78,8 @@ function contextOf(def: SomeVerbDefinition, h: HandlerContext, c: HostingCompone
           ),
         );
       }
-      return c.log().append({
+      // the verb's own event type (checked above against its `emits`), unknown to the event map
+      return openEventLog(c.log()).append({
         type,
         data,
         causation: h.jobId,

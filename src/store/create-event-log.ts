@@ -30,6 +30,7 @@ import type {
   SignalOptions,
   SubscribeOptions,
 } from './event-log.js';
+import type { AnyEvents, EventMap, EventTypes } from './event-map.js';
 import { attachLiveTap, type LiveTap } from './live-tap.js';
 import { closeSubscriber, deliver, notRunning, subscribeEvents, type Subscriber } from './subscription.js';
 
@@ -87,7 +88,10 @@ function commitFailed(description: string, error: unknown): PlexusError {
 }
 
 /** Builds an {@link EventLog} over `backend`. Used by the backend factories. */
-export function createEventLog(backend: EventLogBackend, init: EventLogInit = {}): EventLog {
+export function createEventLog<M extends EventTypes = EventMap>(
+  backend: EventLogBackend,
+  init: EventLogInit = {},
+): EventLog<M> {
   const now = init.now ?? Date.now;
   const maxBatch = init.maxBatch ?? 2000;
   const tuning = { pageSize: init.pageSize ?? 1000, highWater: init.subscriberHighWater ?? 10_000 };
@@ -361,12 +365,15 @@ export function createEventLog(backend: EventLogBackend, init: EventLogInit = {}
     },
   });
 
-  const log: EventLog = {
+  const log: EventLog<M> = {
     start: () => life.start(),
 
     stop: () => life.stop(),
 
-    append: ((input: EventInput | readonly EventInput[], options: SignalOptions = {}) => {
+    append: ((
+      input: EventInput<AnyEvents> | readonly EventInput<AnyEvents>[],
+      options: SignalOptions = {},
+    ) => {
       try {
         if (options.signal?.aborted === true) throw cancelled(options.signal);
         const inputs = checkEventInputs(input);
@@ -376,7 +383,7 @@ export function createEventLog(backend: EventLogBackend, init: EventLogInit = {}
       } catch (error) {
         return Promise.reject(toPlexusError(error));
       }
-    }) as EventLog['append'],
+    }) as EventLog<M>['append'],
 
     read: readEvents,
 

@@ -7,6 +7,7 @@ import { PlexusError, toPlexusError } from '../core/errors.js';
 import { MAX_JSON_DEPTH, isJsonWithin, type JsonWalkRules } from '../core/recordable.js';
 import { EVENT_TYPE_PATTERN_SOURCE } from '../core/records/event.js';
 import type { EventInput } from './event-log.js';
+import type { AnyEvents } from './event-map.js';
 
 /** The grammar of event types: dotted segments of `[a-z][a-z0-9_]*` (core `Event`). */
 export const EVENT_TYPE_PATTERN = new RegExp(EVENT_TYPE_PATTERN_SOURCE);
@@ -185,7 +186,9 @@ export function checkEventInput(input: unknown, pointer = ''): CheckedInput {
  *
  * @throws PlexusError `INVALID_PARAMS` for an empty list or any bad event (pointer `/i/...`).
  */
-export function checkEventInputs(input: EventInput | readonly EventInput[]): readonly CheckedInput[] {
+export function checkEventInputs(
+  input: EventInput<AnyEvents> | readonly EventInput<AnyEvents>[],
+): readonly CheckedInput[] {
   if (Array.isArray(input)) {
     const list = input as readonly unknown[];
     if (list.length === 0) throw bad('append needs at least one event', '');

@@ -7,23 +7,19 @@
  * (SQLite, memory) passes the one contract suite `runEventLogContract`.
  */
 import type { Event } from '../core/records/event.js';
-import type { JsonValue } from '../core/json.js';
+import type { EventMap, EventType, EventTypes, TypedEventInput } from './event-map.js';
 
 export type { Event };
 
-/** What a caller appends: the event's content; the log adds `seq`, `cid`, `prev`, `time`. */
-export interface EventInput {
-  /** The event type: dotted lower-case words, each `[a-z][a-z0-9_]*` (`job.completed`). */
-  readonly type: string;
-  /** The payload: any JSON value (plain objects, arrays, strings, finite numbers, booleans, null). */
-  readonly data: JsonValue;
-  /** Id of the message or event that caused this one. */
-  readonly causation?: string;
-  /** W3C `traceparent` of the work that produced the event. */
-  readonly trace?: string;
-  /** Tenant the event belongs to. */
-  readonly tenant?: string;
-}
+/**
+ * What a caller appends: the event's content; the log adds `seq`, `cid`, `prev`, `time`.
+ * Typed by an event map (default: the node's {@link EventMap}), one member per event type
+ * with that type's data; `EventInput<AnyEvents>` is any type with any JSON data.
+ */
+export type EventInput<
+  M extends EventTypes = EventMap,
+  K extends EventType<M> = EventType<M>,
+> = TypedEventInput<M, K>;
 
 /**
  * Which events a read or a subscription returns. All given conditions must hold (AND);
@@ -105,11 +101,15 @@ export type ChainVerification =
 /**
  * An append-only, hash-chained event log with a total order.
  *
+ * `M` types what may be appended (default: the node's {@link EventMap}, so appending an
+ * unknown event type is a compile error); reads return every stored event, whatever its type.
+ * The map only types `append`; `openEventLog(log)` is the same log open to any event type.
+ *
  * Lifecycle: create with a factory, `start()`, use, `stop()`. `stop()` lets commits in
  * flight finish, ends every subscription and is safe to call twice; `start()` after `stop()`
  * opens the log again and continues its sequence and chain.
  */
-export interface EventLog {
+export interface EventLog<M extends EventTypes = EventMap> {
   /** Opens the log (creating its storage if needed). Idempotent while running. */
   start(): Promise<void>;
   /** Commits what is queued, ends subscriptions, closes storage. Safe to call twice. */
@@ -124,8 +124,11 @@ export interface EventLog {
    *   or stopped; `CANCELLED` when the signal aborts before the batch is committed;
    *   `CONFLICT` when another writer changed the storage underneath.
    */
-  append(event: EventInput, options?: SignalOptions): Promise<Event>;
-  append(events: readonly EventInput[], options?: SignalOptions): Promise<readonly Event[]>;
+  append<K extends EventType<M>>(event: EventInput<M, K>, options?: SignalOptions): Promise<Event>;
+  append<K extends EventType<M>>(
+    events: readonly EventInput<M, K>[],
+    options?: SignalOptions,
+  ): Promise<readonly Event[]>;
   /**
    * Returns the events after `afterSeq` that match the filter, in `seq` order, at most `limit`.
    *

@@ -63,6 +63,20 @@ export type {
   SignalOptions,
   SubscribeOptions,
 } from './event-log.js';
+export {
+  eventHandlers,
+  eventOf,
+  openEventLog,
+  type AnyEvents,
+  type EventHandlers,
+  type EventMap,
+  type EventMeta,
+  type EventOf,
+  type EventReducer,
+  type EventType,
+  type EventTypes,
+  type TypedEventInput,
+} from './event-map.js';
 export { memoryEventLog, type MemoryEventLogInit } from './memory-event-log.js';
 export {
   EVENT_DB_FILE,

@@ -13,6 +13,7 @@
  */
 import type { Event } from '../core/records/event.js';
 import type { EventLog } from './event-log.js';
+import type { EventTypes } from './event-map.js';
 
 /** One synchronous follower of the live log. */
 export interface LiveTap {
@@ -32,13 +33,13 @@ export type LiveTapRegister = (tap: LiveTap) => () => void;
 export const LIVE_TAP: unique symbol = Symbol('plexus.store.liveTap');
 
 /** Attaches `register` to `log` as its (non-enumerable) live tap. */
-export function attachLiveTap<L extends EventLog>(log: L, register: LiveTapRegister): L {
+export function attachLiveTap<L extends EventLog<EventTypes>>(log: L, register: LiveTapRegister): L {
   Object.defineProperty(log, LIVE_TAP, { value: register, enumerable: false });
   return log;
 }
 
 /** The live tap of `log`, when it has one. */
-export function liveTapOf(log: EventLog): LiveTapRegister | undefined {
+export function liveTapOf(log: EventLog<EventTypes>): LiveTapRegister | undefined {
   const tap = (log as { [LIVE_TAP]?: unknown })[LIVE_TAP];
   return typeof tap === 'function' ? (tap as LiveTapRegister) : undefined;
 }

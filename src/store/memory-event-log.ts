@@ -10,6 +10,7 @@ import { deepFreeze } from './event-chain.js';
 import { matchesAll, matchesFilter, type EventQuery } from './event-filter.js';
 import type { EventLogBackend, ScannedRow } from './event-log-backend.js';
 import type { EventLog } from './event-log.js';
+import type { EventMap, EventTypes } from './event-map.js';
 
 /** Options of {@link memoryEventLog}. */
 export interface MemoryEventLogInit extends EventLogInit {
@@ -42,7 +43,7 @@ function firstAfter(events: readonly Event[], afterSeq: number): number {
  * await log.start();
  * const event = await log.append({ type: 'job.submitted', data: { id: 'j1' } });
  */
-export function memoryEventLog(init: MemoryEventLogInit = {}): EventLog {
+export function memoryEventLog<M extends EventTypes = EventMap>(init: MemoryEventLogInit = {}): EventLog<M> {
   const events: Event[] = (init.events ?? []).map((e) => deepFreeze(structuredClone(e)));
   const backend: EventLogBackend = {
     description: 'memory event log',
@@ -76,5 +77,5 @@ export function memoryEventLog(init: MemoryEventLogInit = {}): EventLog {
       // nothing to release
     },
   };
-  return createEventLog(backend, init);
+  return createEventLog<M>(backend, init);
 }

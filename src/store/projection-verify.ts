@@ -16,6 +16,7 @@ import {
 } from './projection.js';
 import type { ProjectionSnapshot } from './projection-snapshots.js';
 import type { ProjectionView } from './projection-view.js';
+import type { EventTypes } from './event-map.js';
 
 /** The outcome of checking one projection. */
 export interface ProjectionCheck {
@@ -40,7 +41,7 @@ export interface ProjectionCheck {
  * @throws PlexusError from the rebuild (reducer failure, read errors, `CANCELLED`).
  */
 export async function verifyProjectionText<S>(
-  log: EventLog,
+  log: EventLog<EventTypes>,
   projection: Projection<S>,
   seq: number,
   actualText: string,
@@ -80,7 +81,7 @@ export async function verifyProjectionText<S>(
  * @throws as {@link verifyProjectionText}.
  */
 export function verifyProjectionView<S>(
-  log: EventLog,
+  log: EventLog<EventTypes>,
   view: ProjectionView<S>,
   options: SignalOptions = {},
 ): Promise<ProjectionCheck> {
@@ -96,7 +97,7 @@ export function verifyProjectionView<S>(
  * @throws as {@link verifyProjectionText}.
  */
 export async function verifyProjectionSnapshot<S>(
-  log: EventLog,
+  log: EventLog<EventTypes>,
   projection: Projection<S>,
   snapshot: ProjectionSnapshot,
   options: SignalOptions = {},

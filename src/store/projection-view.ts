@@ -17,10 +17,11 @@ import {
 import type { ProjectionSnapshot, SnapshotStore } from './projection-snapshots.js';
 import { liveTapOf, type LiveTapRegister } from './live-tap.js';
 import type { Event } from '../core/records/event.js';
+import type { EventTypes } from './event-map.js';
 
 /** Options of {@link projectionView}. */
 export interface ProjectionViewInit<S> {
-  readonly log: EventLog;
+  readonly log: EventLog<EventTypes>;
   readonly projection: Projection<S>;
   /** Where to load snapshots from at start and save them to. @default none (always rebuild) */
   readonly snapshots?: SnapshotStore;

@@ -12,6 +12,7 @@ import type { Event } from '../core/records/event.js';
 import type { EventFilter, EventLog } from './event-log.js';
 import { matchesFilter, normalizeFilter, type NormalizedFilter } from './event-filter.js';
 import { assertPlainJson } from './event-input.js';
+import type { EventTypes } from './event-map.js';
 
 /** Projection names: lower-case words joined by `.`, `_` or `-` (they name snapshot files). */
 export const PROJECTION_NAME_PATTERN = /^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)*$/;
@@ -146,7 +147,7 @@ export interface RebuildOptions<S> {
  *   read errors.
  */
 export async function rebuildProjection<S>(
-  log: EventLog,
+  log: EventLog<EventTypes>,
   projection: Projection<S>,
   options: RebuildOptions<S> = {},
 ): Promise<ProjectionResult<S>> {

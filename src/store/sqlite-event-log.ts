@@ -23,6 +23,7 @@ import type { EventQuery } from './event-filter.js';
 import type { EventLogBackend, ScannedRow, SealBatch } from './event-log-backend.js';
 import { startSqliteWriter, type SqliteWriter } from './sqlite-writer.js';
 import type { EventLog, EventLogHead } from './event-log.js';
+import type { EventMap, EventTypes } from './event-map.js';
 
 /** File name of the event database inside the data directory. */
 export const EVENT_DB_FILE = 'events.db';
@@ -77,7 +78,7 @@ function checkCheckpointPages(pages: number): number {
 }
 
 /** The SQLite event log, with the path of its database file. */
-export interface SqliteEventLog extends EventLog {
+export interface SqliteEventLog<M extends EventTypes = EventMap> extends EventLog<M> {
   /** Absolute or relative path of the database file (`<dir>/events.db`). */
   readonly path: string;
 }
@@ -373,7 +374,7 @@ function sqliteBackend(
  * await log.append({ type: 'agent.registered', data: { id: 'echo' } });
  * await log.stop();
  */
-export function sqliteEventLog(init: SqliteEventLogInit): SqliteEventLog {
+export function sqliteEventLog<M extends EventTypes = EventMap>(init: SqliteEventLogInit): SqliteEventLog<M> {
   const path = join(init.dir, EVENT_DB_FILE);
   const backend = sqliteBackend(
     path,
@@ -382,6 +383,6 @@ export function sqliteEventLog(init: SqliteEventLogInit): SqliteEventLog {
     (init.writer ?? 'thread') === 'thread',
     checkCheckpointPages(init.checkpointPages ?? DEFAULT_CHECKPOINT_PAGES),
   );
-  const log = createEventLog(backend, init);
+  const log = createEventLog<M>(backend, init);
   return Object.assign(log, { path });
 }

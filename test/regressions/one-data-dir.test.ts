@@ -13,6 +13,7 @@ import { PlexusError } from '../../src/core/errors.js';
 import { createNode, type Node } from '../../src/node/index.js';
 import { sqliteEventLog } from '../../src/store/index.js';
 import { BIN, built, cleanup, exitOf, get, startNodeProcess } from '../e2e/harness.js';
+import { openEventLog } from '../../src/store/event-map.js';
 
 const dirs: string[] = [];
 const nodes: Node[] = [];
@@ -105,7 +106,7 @@ describe('/readyz when the event log cannot be written', () => {
     // A writer that is not a node (the lock only keeps nodes out) appends behind its back.
     const intruder = sqliteEventLog({ dir: dataDir });
     await intruder.start();
-    await intruder.append({ type: 'test.intruder', data: { n: 1 } });
+    await openEventLog(intruder).append({ type: 'test.intruder', data: { n: 1 } });
     await intruder.stop();
     const failed = await node.runtime.invoke(echo('after'), { face: 'internal' }).then(
       (answer) => answer.envelope,

@@ -23,6 +23,7 @@ import {
   type RpcReply,
   type RpcSocket,
 } from './support/faces-client.js';
+import { openEventLog } from '../../src/store/event-map.js';
 
 let node: Node;
 let dir: string;
@@ -44,12 +45,12 @@ const effects = defineAgent({
   },
   create: () => ({
     'effects.write': async (_input, ctx) => {
-      await node.log.append({ type: EFFECT, data: { job: ctx.jobId }, causation: ctx.jobId });
+      await openEventLog(node.log).append({ type: EFFECT, data: { job: ctx.jobId }, causation: ctx.jobId });
       return { written: true };
     },
     /** Writes its effect, then answers with what the log cannot record. */
     'effects.bad_output': async (_input, ctx) => {
-      await node.log.append({ type: EFFECT, data: { job: ctx.jobId }, causation: ctx.jobId });
+      await openEventLog(node.log).append({ type: EFFECT, data: { job: ctx.jobId }, causation: ctx.jobId });
       return { text: 'a\ud800' };
     },
   }),

@@ -11,6 +11,7 @@ import {
 } from '../../src/runtime/index.js';
 import { memoryEventLog, rebuildProjection, type EventLog } from '../../src/store/index.js';
 import { cap, card, LOG_BACKENDS, spec } from './helpers.js';
+import { openEventLog } from '../../src/store/event-map.js';
 
 async function rejection(promise: Promise<unknown>): Promise<PlexusError> {
   try {
@@ -154,7 +155,7 @@ describe('createRegistry', () => {
     await registry.upsert(card('b', [cap('demo.echo')]));
     await registry.upsert(card('a', [cap('demo.sum')]));
     await registry.remove('b');
-    await log.append({ type: 'other.thing', data: null });
+    await openEventLog(log).append({ type: 'other.thing', data: null });
     const check = await registry.verify();
     expect(check.ok).toBe(true);
     const rebuilt = await rebuildProjection(log, registryProjection);

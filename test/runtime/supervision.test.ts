@@ -149,7 +149,7 @@ describe('createSupervisor', () => {
       agent('s', { 'demo.x': () => 1 }, { restart: { maxRestarts: 2, periodMs: 100 } }),
       {
         now: () => clock,
-        emit: (type) => events.push(type),
+        emit: (event) => events.push(event.type),
         observer: memoryObserver(),
       },
     );

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Event, EventLog } from '../../src/store/index.js';
+import type { Event, AnyEvents, EventLog } from '../../src/store/index.js';
 import { codeOf, ev, take, tick, type EventLogHarness } from './event-log-harness.js';
 
 /** Concurrency, group commit, subscriptions and lifecycle: part of runEventLogContract. */
-export function runEventLogLiveContract(ctx: () => { h: EventLogHarness; log: EventLog }): void {
+export function runEventLogLiveContract(ctx: () => { h: EventLogHarness; log: EventLog<AnyEvents> }): void {
   describe('group commit and concurrency', () => {
     it('keeps a gap-free total order under many concurrent callers, each getting its own events', async () => {
       const { log } = ctx();

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventCid } from '../../src/core/cid.js';
 import { validateEvent } from '../../src/core/records/event.js';
-import type { EventInput, EventLog } from '../../src/store/index.js';
+import type { EventInput, AnyEvents, EventLog } from '../../src/store/index.js';
 import { runEventLogLiveContract } from './event-log-contract-live.js';
 import {
   codeOf,
@@ -17,7 +17,7 @@ import {
 export function runEventLogContract(name: string, factory: EventLogHarnessFactory): void {
   describe(`EventLog contract: ${name}`, () => {
     let h: EventLogHarness;
-    let log: EventLog;
+    let log: EventLog<AnyEvents>;
     beforeEach(async () => {
       h = await factory();
       log = h.create();
@@ -104,8 +104,10 @@ export function runEventLogContract(name: string, factory: EventLogHarnessFactor
       ];
       it.each(bad)('rejects %s with INVALID_PARAMS and appends nothing', async (_what, input) => {
         await log.append(ev('ok.first'));
-        expect(await codeOf(log.append(input as EventInput))).toBe('INVALID_PARAMS');
-        expect(await codeOf(log.append([ev('ok.other'), input as EventInput]))).toBe('INVALID_PARAMS');
+        expect(await codeOf(log.append(input as EventInput<AnyEvents>))).toBe('INVALID_PARAMS');
+        expect(await codeOf(log.append([ev('ok.other'), input as EventInput<AnyEvents>]))).toBe(
+          'INVALID_PARAMS',
+        );
         expect((await log.head()).seq).toBe(1);
       });
 
@@ -119,7 +121,7 @@ export function runEventLogContract(name: string, factory: EventLogHarnessFactor
     });
 
     describe('read', () => {
-      const seed: EventInput[] = [
+      const seed: EventInput<AnyEvents>[] = [
         ev('job.submitted', 1, { tenant: 'acme', causation: 'r1', trace: TRACE_A }),
         ev('job.started', 2, { tenant: 'acme', causation: 'r1', trace: TRACE_A2 }),
         ev('agent.registered', 3, { tenant: 'other' }),

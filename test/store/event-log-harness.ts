@@ -1,6 +1,13 @@
 import { expect } from 'vitest';
 import { PlexusError } from '../../src/core/errors.js';
-import type { Event, EventInput, EventLog, EventLogInit } from '../../src/store/index.js';
+import type {
+  AnyEvents,
+  Event,
+  EventInput,
+  EventLog,
+  EventLogInit,
+  EventMeta,
+} from '../../src/store/index.js';
 
 /** A change made to stored events behind the log's back. */
 export type Tamper =
@@ -10,12 +17,12 @@ export type Tamper =
 /** What the event log contract needs from one backend. */
 export interface EventLogHarness {
   /** A fresh, not yet started log over empty storage. */
-  create(init?: EventLogInit): EventLog;
+  create(init?: EventLogInit): EventLog<AnyEvents>;
   /**
    * Stops `log`, changes its stored events as `tamper` says (a raw UPDATE / DELETE for SQLite),
    * and returns a started log over the changed storage.
    */
-  tamper(log: EventLog, tamper: Tamper): Promise<EventLog>;
+  tamper(log: EventLog<AnyEvents>, tamper: Tamper): Promise<EventLog<AnyEvents>>;
   /** Removes the storage. */
   cleanup(): Promise<void>;
 }
@@ -35,8 +42,8 @@ export async function codeOf(p: Promise<unknown>): Promise<string> {
 }
 
 /** A sample event input. */
-export function ev(type: string, data: unknown = null, extra: Partial<EventInput> = {}): EventInput {
-  return { type, data: data as EventInput['data'], ...extra };
+export function ev(type: string, data: unknown = null, extra: EventMeta = {}): EventInput<AnyEvents> {
+  return { type, data, ...extra };
 }
 
 /** Collects `n` events from an iterable (then stops iterating). */

@@ -6,6 +6,7 @@ import {
   memoryEventLog,
   projectionView,
   sqliteEventLog,
+  type AnyEvents,
   type EventLog,
   type Projection,
 } from '../../src/store/index.js';
@@ -25,10 +26,10 @@ describe('projection views follow their log synchronously', () => {
     for (const c of cleanup.splice(0).reverse()) await c();
   });
 
-  async function logs(): Promise<[string, EventLog][]> {
+  async function logs(): Promise<[string, EventLog<AnyEvents>][]> {
     const dir = await mkdtemp(join(tmpdir(), 'plexus-live-'));
-    const sqlite = sqliteEventLog({ dir });
-    const memory = memoryEventLog();
+    const sqlite = sqliteEventLog<AnyEvents>({ dir });
+    const memory = memoryEventLog<AnyEvents>();
     cleanup.push(() => rm(dir, { recursive: true, force: true }));
     return [
       ['memory', memory],

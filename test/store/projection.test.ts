@@ -15,6 +15,7 @@ import {
   rebuildProjection,
   verifyProjectionSnapshot,
   verifyProjectionView,
+  type AnyEvents,
   type EventLog,
   type Projection,
 } from '../../src/store/index.js';
@@ -50,7 +51,7 @@ const jobs: Projection<Map<string, string>> = {
 };
 
 describe('projections', () => {
-  let log: EventLog;
+  let log: EventLog<AnyEvents>;
   beforeEach(async () => {
     log = memoryEventLog({ pageSize: 2 });
     await log.start();

@@ -1,3 +1,4 @@
+import type { AnyEvents } from '../../src/store/index.js';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -74,7 +75,7 @@ describe('sqliteEventLog crash safety', () => {
       const first = await runAndKill(dir, 1500);
       const second = await runAndKill(dir, first.size + 500);
       const acked = new Map([...first, ...second]);
-      const log = sqliteEventLog({ dir });
+      const log = sqliteEventLog<AnyEvents>({ dir });
       await log.start();
       const head = await log.head();
       expect(head.seq).toBeGreaterThanOrEqual(Math.max(...acked.keys()));

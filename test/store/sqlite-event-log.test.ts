@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EventLog } from '../../src/store/index.js';
+import type { AnyEvents, EventLog } from '../../src/store/index.js';
 import { EVENT_DB_FILE, sqliteEventLog } from '../../src/store/index.js';
 import { runEventLogContract } from './event-log-contract.js';
 import { codeOf, ev, type Tamper } from './event-log-harness.js';
@@ -23,7 +23,7 @@ function raw(dir: string, run: (db: Database.Database) => void): void {
 
 /** Tampering with a SQLite log: a raw UPDATE or DELETE on its file, then reopen. */
 function tamperSqlite(dir: string) {
-  return async (log: EventLog, tamper: Tamper): Promise<EventLog> => {
+  return async (log: EventLog<AnyEvents>, tamper: Tamper): Promise<EventLog<AnyEvents>> => {
     await log.stop();
     raw(dir, (db) => {
       if ('remove' in tamper) {
@@ -36,7 +36,7 @@ function tamperSqlite(dir: string) {
         db.prepare(`UPDATE events SET ${column} = ? WHERE seq = ?`).run(stored, tamper.seq);
       }
     });
-    const next = sqliteEventLog({ dir });
+    const next = sqliteEventLog<AnyEvents>({ dir });
     await next.start();
     return next;
   };
@@ -45,7 +45,7 @@ function tamperSqlite(dir: string) {
 runEventLogContract('sqlite', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'plexus-events-'));
   return {
-    create: (init = {}) => sqliteEventLog({ ...init, dir }),
+    create: (init = {}) => sqliteEventLog<AnyEvents>({ ...init, dir }),
     tamper: tamperSqlite(dir),
     cleanup: () => rm(dir, { recursive: true, force: true }),
   };
@@ -62,7 +62,7 @@ describe('sqliteEventLog', () => {
 
   it('creates the data directory and opens events.db in WAL mode', async () => {
     const nested = join(dir, 'a', 'b');
-    const log = sqliteEventLog({ dir: nested });
+    const log = sqliteEventLog<AnyEvents>({ dir: nested });
     expect(log.path).toBe(join(nested, EVENT_DB_FILE));
     await log.start();
     await log.append(ev('a.b', 1));
@@ -78,7 +78,7 @@ describe('sqliteEventLog', () => {
       sub: string,
       init: { checkpointPages: number; writer: 'thread' | 'main' },
     ) => {
-      const log = sqliteEventLog({ dir: join(dir, sub), ...init });
+      const log = sqliteEventLog<AnyEvents>({ dir: join(dir, sub), ...init });
       await log.start();
       const text = 'x'.repeat(400);
       for (let i = 0; i < 30; i++) {
@@ -99,19 +99,19 @@ describe('sqliteEventLog', () => {
 
   it('refuses a checkpoint interval below 100 pages or not a whole number', () => {
     for (const checkpointPages of [0, 99, 1.5, Number.NaN]) {
-      expect(() => sqliteEventLog({ dir, checkpointPages })).toThrow(
+      expect(() => sqliteEventLog<AnyEvents>({ dir, checkpointPages })).toThrow(
         /checkpointPages must be a whole number/,
       );
     }
   });
 
   it('continues seq and chain when a new instance reopens the database', async () => {
-    const first = sqliteEventLog({ dir });
+    const first = sqliteEventLog<AnyEvents>({ dir });
     await first.start();
     await first.append([ev('a.b', 1), ev('a.b', 2)]);
     const last = await first.append(ev('a.b', 3), {});
     await first.stop();
-    const second = sqliteEventLog({ dir, synchronous: 'full' });
+    const second = sqliteEventLog<AnyEvents>({ dir, synchronous: 'full' });
     await second.start();
     expect(await second.head()).toEqual({ seq: 3, cid: last.cid });
     const next = await second.append(ev('a.b', 4));
@@ -121,7 +121,7 @@ describe('sqliteEventLog', () => {
   });
 
   it('reports a row whose data is not JSON as malformed, and refuses to read it', async () => {
-    const log = sqliteEventLog({ dir });
+    const log = sqliteEventLog<AnyEvents>({ dir });
     await log.start();
     await log.append([ev('a.b', 1), ev('a.b', 2)]);
     await log.stop();
@@ -133,8 +133,8 @@ describe('sqliteEventLog', () => {
   });
 
   it('detects a second writer on the same database with CONFLICT', async () => {
-    const a = sqliteEventLog({ dir });
-    const b = sqliteEventLog({ dir });
+    const a = sqliteEventLog<AnyEvents>({ dir });
+    const b = sqliteEventLog<AnyEvents>({ dir });
     await a.start();
     await b.start();
     await a.append(ev('w.a', 1));
@@ -147,7 +147,7 @@ describe('sqliteEventLog', () => {
 
   it('refuses a database written by a newer schema version', async () => {
     raw(dir, (db) => db.pragma('user_version = 99'));
-    const log = sqliteEventLog({ dir });
+    const log = sqliteEventLog<AnyEvents>({ dir });
     expect(await codeOf(log.start())).toBe('VERSION_MISMATCH');
     await log.stop();
   });

@@ -1,3 +1,4 @@
+import type { AnyEvents } from '../../src/store/index.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ import { codeOf, ev } from './event-log-harness.js';
 runEventLogContract('sqlite, writer on the calling thread', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'plexus-events-main-'));
   return {
-    create: (init = {}) => sqliteEventLog({ ...init, dir, writer: 'main' }),
+    create: (init = {}) => sqliteEventLog<AnyEvents>({ ...init, dir, writer: 'main' }),
     tamper: async (log, tamper) => {
       await log.stop();
       const db = new Database(join(dir, EVENT_DB_FILE));
@@ -28,7 +29,7 @@ runEventLogContract('sqlite, writer on the calling thread', async () => {
       } finally {
         db.close();
       }
-      const next = sqliteEventLog({ dir, writer: 'main' });
+      const next = sqliteEventLog<AnyEvents>({ dir, writer: 'main' });
       await next.start();
       return next;
     },
@@ -37,7 +38,7 @@ runEventLogContract('sqlite, writer on the calling thread', async () => {
 });
 
 /** Arbitrary event inputs: any JSON data, optional causation / tenant / trace. */
-const inputArb: fc.Arbitrary<EventInput> = fc.record(
+const inputArb: fc.Arbitrary<EventInput<AnyEvents>> = fc.record(
   {
     type: fc.constantFrom('a.b', 'job.submitted', 'x_1.y2.z'),
     data: fc.jsonValue() as fc.Arbitrary<JsonValue>,
@@ -58,7 +59,7 @@ describe('sqliteEventLog writer thread', () => {
   });
 
   it('computes every CID as the core eventCid does (any data, any optional fields)', async () => {
-    const log = sqliteEventLog({ dir });
+    const log = sqliteEventLog<AnyEvents>({ dir });
     await log.start();
     try {
       await fc.assert(
@@ -91,7 +92,7 @@ describe('sqliteEventLog writer thread', () => {
     const cids: string[][] = [];
     for (const writer of ['thread', 'main'] as const) {
       const sub = join(dir, writer);
-      const log = sqliteEventLog({ dir: sub, writer, now: () => at });
+      const log = sqliteEventLog<AnyEvents>({ dir: sub, writer, now: () => at });
       await log.start();
       const out: string[] = [];
       for (const batch of appends) out.push(...(await log.append(batch)).map((e) => e.cid));
@@ -102,7 +103,7 @@ describe('sqliteEventLog writer thread', () => {
   });
 
   it('keeps seqs gapless and each caller its own events under many concurrent appends', async () => {
-    const log = sqliteEventLog({ dir });
+    const log = sqliteEventLog<AnyEvents>({ dir });
     await log.start();
     const results = await Promise.all(
       Array.from({ length: 400 }, (_, i) =>
@@ -124,7 +125,7 @@ describe('sqliteEventLog writer thread', () => {
   });
 
   it('hands full batches over within a turn and still drops appends aborted while queued', async () => {
-    const log = sqliteEventLog({ dir });
+    const log = sqliteEventLog<AnyEvents>({ dir });
     await log.start();
     const aborts: AbortController[] = [];
     const pending = Array.from({ length: 300 }, (_, i) => {
@@ -151,7 +152,7 @@ describe('sqliteEventLog writer thread', () => {
   });
 
   it('fails a commit the database refuses, and the batch numbered after it, then goes on', async () => {
-    const log = sqliteEventLog({ dir });
+    const log = sqliteEventLog<AnyEvents>({ dir });
     await log.start();
     await log.append(ev('ok.first', 1));
     const db = new Database(join(dir, EVENT_DB_FILE));
@@ -176,7 +177,7 @@ describe('sqliteEventLog writer thread', () => {
   });
 
   it('indexes events by causation (a finished job is read back by it)', async () => {
-    const log = sqliteEventLog({ dir });
+    const log = sqliteEventLog<AnyEvents>({ dir });
     await log.start();
     await log.append([
       ev('job.submitted', 1, { causation: 'j1' }),
@@ -195,7 +196,7 @@ describe('sqliteEventLog writer thread', () => {
   });
 
   it('refuses appends after stop and starts again with its chain', async () => {
-    const log = sqliteEventLog({ dir });
+    const log = sqliteEventLog<AnyEvents>({ dir });
     await log.start();
     const first = await log.append(ev('a.b', 1));
     await log.stop();

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PlexusError } from '../../src/core/errors.js';
 import { memoryStore, sqliteStore, type Store } from '../../src/store/index.js';
 import { runSnapshotStoreContract } from './snapshot-store-contract.js';
+import { openEventLog } from '../../src/store/event-map.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -18,7 +19,7 @@ afterEach(async () => {
 async function useOnce(store: Store): Promise<void> {
   await store.log.start();
   await store.artifacts.start();
-  await store.log.append({ type: 'test.event', data: { n: 1 } });
+  await openEventLog(store.log).append({ type: 'test.event', data: { n: 1 } });
   await store.artifacts.put(new TextEncoder().encode('bytes'));
   await store.snapshots.save({ name: 'jobs', version: 1, seq: 1, cid: null, sha256: 'ab', state: {} });
   await store.artifacts.stop();

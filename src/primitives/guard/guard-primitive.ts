@@ -271,7 +271,7 @@ export function guardPrimitive(components: GuardComponents, init: GuardInit = {}
             };
             const event = await log.append({
               type: GUARD_EVENTS.budgetConsumed,
-              data: data as unknown as JsonObject,
+              data,
               ...tenantField(ctx),
             });
             await budgets.waitFor(event.seq);

@@ -7,12 +7,21 @@ import type { JsonObject, JsonValue } from '../../core/json.js';
 import { isJsonObject } from '../../core/json.js';
 import type { Event } from '../../core/records/event.js';
 import type { Projection } from '../../store/projection.js';
+import type { EventType } from '../../store/event-map.js';
 
 /** Event types of the guard primitive. */
 export const GUARD_EVENTS = {
   budgetConsumed: 'guard.budget_consumed',
   rateLimitHit: 'guard.rate_limit_hit',
-} as const;
+} as const satisfies Readonly<Record<string, EventType>>;
+
+declare module '../../store/event-map.js' {
+  /** The guard primitive's events (`GUARD_EVENTS`). */
+  interface EventMap {
+    'guard.budget_consumed': BudgetConsumedData;
+    'guard.rate_limit_hit': RateLimitHitData;
+  }
+}
 
 /** Data of `guard.budget_consumed`. */
 export interface BudgetConsumedData {

@@ -167,7 +167,7 @@ export function improvingPrimitive(
           trajectoryIds: picked.map((t) => t.trajectoryId),
           at: at(),
         };
-        await append(scope, IMPROVING_EVENTS.exemplarsServed, data as unknown as JsonValue);
+        await append(scope, IMPROVING_EVENTS.exemplarsServed, data);
       }
       return {
         exemplars: picked.map((t) =>
@@ -188,7 +188,7 @@ export function improvingPrimitive(
       const pruned = curationPrunes(lib, utilityScores(lib), strategy, policy);
       if (pruned.length > 0) {
         const data: CuratedData = { taskType: params.taskType, strategy, pruned, at: at() };
-        await append(scope, IMPROVING_EVENTS.curated, data as unknown as JsonValue);
+        await append(scope, IMPROVING_EVENTS.curated, data);
       }
       return {
         kept: lib.length - pruned.length,
@@ -222,7 +222,7 @@ export function improvingPrimitive(
       const reference = referenceOf(lib, utilityScores(lib), t.trajectoryId);
       const augmentation = augmentTrajectory(t, reference, mode, at());
       const data: AugmentedData = { trajectoryId: t.trajectoryId, newState: 'AUGMENTED', augmentation };
-      await append(scope, IMPROVING_EVENTS.augmented, data as unknown as JsonValue);
+      await append(scope, IMPROVING_EVENTS.augmented, data);
       return {
         augmented: true,
         newState: 'AUGMENTED',

@@ -8,6 +8,7 @@ import { isJsonObject, type JsonValue } from '../../core/json.js';
 import type { Event } from '../../core/records/event.js';
 import type { Projection } from '../../store/projection.js';
 import type { Augmentation, Trajectory, TrajectoryState } from './trajectory.js';
+import type { EventType } from '../../store/event-map.js';
 
 /** The improving event types. */
 export const IMPROVING_EVENTS = {
@@ -17,7 +18,19 @@ export const IMPROVING_EVENTS = {
   exemplarsServed: 'improving.exemplars_served',
   curated: 'improving.curated',
   augmented: 'improving.augmented',
-} as const;
+} as const satisfies Readonly<Record<string, EventType>>;
+
+declare module '../../store/event-map.js' {
+  /** The improving primitive's events (`IMPROVING_EVENTS`). */
+  interface EventMap {
+    'improving.trajectory_recorded': TrajectoryAddedData;
+    'improving.trajectory_received': TrajectoryAddedData;
+    'improving.trajectory_gossiped': TrajectoryGossipedData;
+    'improving.exemplars_served': ExemplarsServedData;
+    'improving.curated': CuratedData;
+    'improving.augmented': AugmentedData;
+  }
+}
 
 /** `improving.trajectory_recorded` / `improving.trajectory_received`: a trajectory enters the library. */
 export interface TrajectoryAddedData {

@@ -6,9 +6,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { toPlexusError } from '../../core/errors.js';
-import type { JsonObject, JsonValue } from '../../core/json.js';
+import type { JsonObject } from '../../core/json.js';
 import type { HandlerContext } from '../../runtime/index.js';
 import type { EventInput, EventLog } from '../../store/event-log.js';
+import type { EventMap, EventType } from '../../store/event-map.js';
 import type { ProjectionView } from '../../store/projection-view.js';
 import type { KeyedLock } from '../keyed-lock.js';
 import { utilityScores } from './curation.js';
@@ -59,7 +60,7 @@ export interface TrajectoryLibrary {
   /** The current time, RFC 3339. */
   readonly at: () => string;
   /** Appends one event and waits until the view has applied it. */
-  readonly append: (scope: LibraryScope, type: string, data: JsonValue) => Promise<void>;
+  readonly append: <K extends EventType>(scope: LibraryScope, type: K, data: EventMap[K]) => Promise<void>;
   /**
    * Validates, redacts, de-duplicates and stores one trajectory (under the task type's lock).
    * @throws PlexusError `TRAJECTORY_REJECTED` from validation.
@@ -95,9 +96,13 @@ export function trajectoryLibrary(c: TrajectoryLibraryComponents): TrajectoryLib
   const tenantTrajectories = (tenant: string | null): Trajectory[] =>
     [...view.state().trajectories.values()].filter((t) => t.tenant === tenant);
 
-  const append = async (scope: LibraryScope, type: string, data: JsonValue): Promise<void> => {
+  const append = async <K extends EventType>(
+    scope: LibraryScope,
+    type: K,
+    data: EventMap[K],
+  ): Promise<void> => {
     const envelope = scope.context?.envelope;
-    const input: EventInput = {
+    const input: EventInput<EventMap, K> = {
       type,
       data,
       ...(envelope === undefined ? {} : { causation: envelope.id }),
@@ -167,7 +172,7 @@ export function trajectoryLibrary(c: TrajectoryLibraryComponents): TrajectoryLib
         const data: TrajectoryAddedData = { trajectory, evicted };
         const type =
           origin === 'local' ? IMPROVING_EVENTS.trajectoryRecorded : IMPROVING_EVENTS.trajectoryReceived;
-        await append(scope, type, data as unknown as JsonValue);
+        await append(scope, type, data);
         return { trajectory, duplicate: false };
       } finally {
         reserved.delete(trajectoryKey(scope.tenant, trajectoryId));
@@ -200,7 +205,7 @@ export function trajectoryLibrary(c: TrajectoryLibraryComponents): TrajectoryLib
       error = toPlexusError(cause).message;
     }
     const data: TrajectoryGossipedData = { trajectoryId: t.trajectoryId, topic, gossipedTo, error, at: at() };
-    await append(scope, IMPROVING_EVENTS.trajectoryGossiped, data as unknown as JsonValue);
+    await append(scope, IMPROVING_EVENTS.trajectoryGossiped, data);
     return gossipedTo;
   };
 

@@ -12,6 +12,7 @@ import { PlexusError } from '../../core/errors.js';
 import type { JsonValue } from '../../core/json.js';
 import type { HandlerContext } from '../../runtime/index.js';
 import type { EventInput } from '../../store/event-log.js';
+import type { EventMap, EventType } from '../../store/event-map.js';
 import { projectionView } from '../../store/projection-view.js';
 import { redactPii } from '../guard/pii.js';
 import { keyedLock } from '../keyed-lock.js';
@@ -115,8 +116,8 @@ export function learningPrimitive(components: PrimitiveComponents, init: Learnin
     view.state().playbooks.get(playbookKey(c.tenant, playbookId));
   const at = (): string => new Date(now()).toISOString();
 
-  const append = async (c: Ctx, type: string, data: JsonValue): Promise<void> => {
-    const input: EventInput = {
+  const append = async <K extends EventType>(c: Ctx, type: K, data: EventMap[K]): Promise<void> => {
+    const input: EventInput<EventMap, K> = {
       type,
       data,
       causation: c.context.envelope.id,
@@ -246,7 +247,7 @@ export function learningPrimitive(components: PrimitiveComponents, init: Learnin
         version,
         at: when,
       };
-      await append(c, LEARNING_EVENTS.reflected, data as unknown as JsonValue);
+      await append(c, LEARNING_EVENTS.reflected, data);
       return answer;
     });
   };
@@ -267,7 +268,7 @@ export function learningPrimitive(components: PrimitiveComponents, init: Learnin
           version: playbook.version + 1,
           at: at(),
         };
-        await append(c, LEARNING_EVENTS.curated, data as unknown as JsonValue);
+        await append(c, LEARNING_EVENTS.curated, data);
       }
       const gone = new Set(removed);
       const remaining = bullets.filter((b) => !gone.has(b.id));
@@ -304,7 +305,7 @@ export function learningPrimitive(components: PrimitiveComponents, init: Learnin
         version: (playbook?.version ?? 0) + 1,
         at: when,
       };
-      await append(c, LEARNING_EVENTS.bulletAdded, data as unknown as JsonValue);
+      await append(c, LEARNING_EVENTS.bulletAdded, data);
       return { bulletId: id };
     });
   };
@@ -329,7 +330,7 @@ export function learningPrimitive(components: PrimitiveComponents, init: Learnin
         version: playbook.version + 1,
         at: at(),
       };
-      await append(c, LEARNING_EVENTS.feedbackGiven, data as unknown as JsonValue);
+      await append(c, LEARNING_EVENTS.feedbackGiven, data);
       const b = find(c, params.playbookId)?.bullets.get(params.bulletId);
       return { helpfulCount: b?.helpfulCount ?? 0, harmfulCount: b?.harmfulCount ?? 0 };
     });

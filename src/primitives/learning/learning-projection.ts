@@ -8,6 +8,7 @@ import { isJsonObject, type JsonValue } from '../../core/json.js';
 import type { Event } from '../../core/records/event.js';
 import type { Projection } from '../../store/projection.js';
 import { emptyPlaybook, parseBulletId, type Bullet, type Playbook } from './playbook.js';
+import type { EventType } from '../../store/event-map.js';
 
 /** The learning event types. */
 export const LEARNING_EVENTS = {
@@ -15,7 +16,17 @@ export const LEARNING_EVENTS = {
   reflected: 'learning.reflected',
   feedbackGiven: 'learning.feedback_given',
   curated: 'learning.curated',
-} as const;
+} as const satisfies Readonly<Record<string, EventType>>;
+
+declare module '../../store/event-map.js' {
+  /** The learning primitive's events (`LEARNING_EVENTS`). */
+  interface EventMap {
+    'learning.bullet_added': BulletAddedData;
+    'learning.reflected': ReflectedData;
+    'learning.feedback_given': FeedbackGivenData;
+    'learning.curated': CuratedData;
+  }
+}
 
 /** `learning.bullet_added`: one bullet added by `addBullet`. */
 export interface BulletAddedData {

@@ -203,7 +203,7 @@ export function memoryPrimitive(components: MemoryComponents, init: MemoryInit =
           await placement.replicate(owners, { ...json, tenant }, { signal: ctx.signal });
           const event = await log.append({
             type: MEMORY_EVENTS.stored,
-            data: json,
+            data,
             ...(tenant === null ? {} : { tenant }),
             ...(ctx.envelope.traceparent === undefined ? {} : { trace: ctx.envelope.traceparent }),
           });

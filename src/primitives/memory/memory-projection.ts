@@ -8,13 +8,23 @@ import type { JsonObject, JsonValue } from '../../core/json.js';
 import { isJsonObject } from '../../core/json.js';
 import type { Event } from '../../core/records/event.js';
 import type { Projection } from '../../store/projection.js';
+import type { EventType } from '../../store/event-map.js';
 
 /** Event types of the memory primitive. */
 export const MEMORY_EVENTS = {
   stored: 'memory.stored',
   deleted: 'memory.deleted',
   archived: 'memory.archived',
-} as const;
+} as const satisfies Readonly<Record<string, EventType>>;
+
+declare module '../../store/event-map.js' {
+  /** The memory primitive's events (`MEMORY_EVENTS`). */
+  interface EventMap {
+    'memory.stored': MemoryStoredData;
+    'memory.deleted': MemoryDeletedData;
+    'memory.archived': MemoryArchivedData;
+  }
+}
 
 /** The two tiers: `working` (active context) and `archival` (kept, searched on request). */
 export const MEMORY_TIERS = ['working', 'archival'] as const;

@@ -81,7 +81,7 @@ export function openHandler(deps: PayDeps) {
     };
     const event = await deps.log.append({
       type: CHANNEL_EVENTS.opened,
-      data: data as unknown as JsonObject,
+      data,
       ...eventMeta(ctx),
     });
     await deps.channels.waitFor(event.seq);
@@ -131,7 +131,7 @@ export function payHandler(deps: PayDeps) {
       };
       const event = await deps.log.append({
         type: CHANNEL_EVENTS.paid,
-        data: data as unknown as JsonObject,
+        data,
         ...eventMeta(ctx),
       });
       await deps.channels.waitFor(event.seq);
@@ -159,7 +159,7 @@ export function closeHandler(deps: PayDeps) {
       };
       const event = await deps.log.append({
         type: CHANNEL_EVENTS.closed,
-        data: data as unknown as JsonObject,
+        data,
         ...eventMeta(ctx),
       });
       await deps.channels.waitFor(event.seq);

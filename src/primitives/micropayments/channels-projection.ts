@@ -10,13 +10,23 @@ import { PlexusError } from '../../core/errors.js';
 import type { JsonObject, JsonValue } from '../../core/json.js';
 import type { Event } from '../../core/records/event.js';
 import type { Projection } from '../../store/projection.js';
+import type { EventType } from '../../store/event-map.js';
 
 /** The event types of channels. */
 export const CHANNEL_EVENTS = {
   opened: 'micropayments.channel_opened',
   paid: 'micropayments.channel_paid',
   closed: 'micropayments.channel_closed',
-} as const;
+} as const satisfies Readonly<Record<string, EventType>>;
+
+declare module '../../store/event-map.js' {
+  /** The micropayments primitive (channels)'s events (`CHANNEL_EVENTS`). */
+  interface EventMap {
+    'micropayments.channel_opened': ChannelOpenedData;
+    'micropayments.channel_paid': ChannelPaidData;
+    'micropayments.channel_closed': ChannelClosedData;
+  }
+}
 
 /** The projection name. */
 export const CHANNELS_PROJECTION_NAME = 'micropayments.channels';

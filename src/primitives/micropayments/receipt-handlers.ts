@@ -26,7 +26,6 @@ import {
 } from './receipt.js';
 import {
   RECEIPT_EVENTS,
-  eventData,
   type ChallengeIssuedData,
   type ChallengeRecord,
   type ReceiptRedeemedData,
@@ -114,7 +113,7 @@ export function challengeHandler(deps: PayDeps) {
     };
     const event = await deps.log.append({
       type: RECEIPT_EVENTS.challengeIssued,
-      data: eventData(data),
+      data,
       ...eventMeta(ctx),
     });
     await deps.receipts.waitFor(event.seq);
@@ -245,7 +244,7 @@ export function verifyHandler(deps: PayDeps) {
       };
       const event = await deps.log.append({
         type: RECEIPT_EVENTS.receiptRedeemed,
-        data: eventData(data),
+        data,
         ...eventMeta(ctx),
       });
       await deps.receipts.waitFor(event.seq);

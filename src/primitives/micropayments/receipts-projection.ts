@@ -11,12 +11,21 @@ import { PlexusError } from '../../core/errors.js';
 import type { JsonObject, JsonValue } from '../../core/json.js';
 import type { Event } from '../../core/records/event.js';
 import type { Projection } from '../../store/projection.js';
+import type { EventType } from '../../store/event-map.js';
 
 /** The event types of the 402 flow. */
 export const RECEIPT_EVENTS = {
   challengeIssued: 'micropayments.challenge_issued',
   receiptRedeemed: 'micropayments.receipt_redeemed',
-} as const;
+} as const satisfies Readonly<Record<string, EventType>>;
+
+declare module '../../store/event-map.js' {
+  /** The micropayments primitive (receipts)'s events (`RECEIPT_EVENTS`). */
+  interface EventMap {
+    'micropayments.challenge_issued': ChallengeIssuedData;
+    'micropayments.receipt_redeemed': ReceiptRedeemedData;
+  }
+}
 
 /** The projection name. */
 export const RECEIPTS_PROJECTION_NAME = 'micropayments.receipts';
@@ -124,8 +133,3 @@ export const receiptsProjection: Projection<ReceiptsState> = {
     };
   },
 };
-
-/** The JSON object of an event's data (for appends). */
-export function eventData(data: ChallengeIssuedData | ReceiptRedeemedData): JsonObject {
-  return data as unknown as JsonObject;
-}

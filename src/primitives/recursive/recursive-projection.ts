@@ -7,13 +7,50 @@ import type { JsonObject, JsonValue } from '../../core/json.js';
 import { isJsonObject } from '../../core/json.js';
 import type { Event } from '../../core/records/event.js';
 import type { Projection } from '../../store/projection.js';
+import type { EventType } from '../../store/event-map.js';
 
 /** Event types of the recursive primitive. */
 export const RECURSIVE_EVENTS = {
   stepTracked: 'recursive.step_tracked',
   maxDepthSet: 'recursive.max_depth_set',
   loopDetected: 'recursive.loop_detected',
-} as const;
+} as const satisfies Readonly<Record<string, EventType>>;
+
+/** Data of `recursive.step_tracked`. */
+export interface StepTrackedData {
+  readonly sessionId: string;
+  readonly step: string;
+  readonly depth: number;
+  /** Unix ms. */
+  readonly at: number;
+}
+
+/** Data of `recursive.max_depth_set`. */
+export interface MaxDepthSetData {
+  readonly sessionId: string;
+  readonly maxDepth: number;
+  /** Unix ms. */
+  readonly at: number;
+}
+
+/** Data of `recursive.loop_detected`: a step went deeper than the session's maximum. */
+export interface LoopDetectedData {
+  readonly sessionId: string;
+  readonly step: string;
+  readonly depth: number;
+  readonly maxDepth: number;
+  /** Unix ms. */
+  readonly at: number;
+}
+
+declare module '../../store/event-map.js' {
+  /** The recursive primitive's events (`RECURSIVE_EVENTS`). */
+  interface EventMap {
+    'recursive.step_tracked': StepTrackedData;
+    'recursive.max_depth_set': MaxDepthSetData;
+    'recursive.loop_detected': LoopDetectedData;
+  }
+}
 
 /** Steps kept per session (older ones are counted but dropped). */
 export const TRACE_STEPS_KEPT = 1000;

@@ -210,7 +210,7 @@ export function statePrimitive(components: PrimitiveComponents, init: StateInit 
           if (p.metadata !== undefined) data.metadata = p.metadata;
           const event = await log.append({
             type: STATE_EVENTS.sessionCreated,
-            data: data,
+            data: data as SessionCreatedData, // every required key is set above
             ...tenantOf(ctx),
           });
           await view.waitFor(event.seq);

@@ -7,6 +7,7 @@ import type { JsonObject, JsonValue } from '../../core/json.js';
 import { isJsonObject } from '../../core/json.js';
 import type { Event } from '../../core/records/event.js';
 import type { Projection } from '../../store/projection.js';
+import type { EventType } from '../../store/event-map.js';
 
 /** Event types of the state primitive. */
 export const STATE_EVENTS = {
@@ -14,7 +15,17 @@ export const STATE_EVENTS = {
   stateSet: 'state.state_set',
   sessionEnded: 'state.session_ended',
   episodeRecorded: 'state.episode_recorded',
-} as const;
+} as const satisfies Readonly<Record<string, EventType>>;
+
+declare module '../../store/event-map.js' {
+  /** The state primitive's events (`STATE_EVENTS`). */
+  interface EventMap {
+    'state.session_created': SessionCreatedData;
+    'state.state_set': StateSetData;
+    'state.session_ended': SessionEndedData;
+    'state.episode_recorded': EpisodeRecordedData;
+  }
+}
 
 /** Data of `state.session_created`. */
 export interface SessionCreatedData {

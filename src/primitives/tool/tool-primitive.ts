@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { PlexusError } from '../../core/errors.js';
-import type { JsonObject, JsonValue } from '../../core/json.js';
+import type { JsonValue } from '../../core/json.js';
 import { schemaValidator, throwIfProblems, type JsonSchema } from '../../core/schema-validator.js';
 import { isVerbName, verbNameProblem } from '../../core/verb-name.js';
 import type { HandlerContext } from '../../runtime/index.js';
@@ -200,7 +200,7 @@ export function toolPrimitive(components: ToolComponents, init: ToolInit = {}): 
       };
       const event = await log.append({
         type: TOOL_EVENTS.registered,
-        data: data as unknown as JsonObject,
+        data,
         ...eventMeta(ctx),
       });
       await view.waitFor(event.seq);
@@ -246,7 +246,7 @@ export function toolPrimitive(components: ToolComponents, init: ToolInit = {}): 
     };
     const event = await log.append({
       type: TOOL_EVENTS.invoked,
-      data: data as unknown as JsonObject,
+      data,
       ...eventMeta(ctx),
     });
     await view.waitFor(event.seq);

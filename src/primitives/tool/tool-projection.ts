@@ -9,12 +9,21 @@ import { PlexusError } from '../../core/errors.js';
 import type { JsonObject, JsonValue } from '../../core/json.js';
 import type { Event } from '../../core/records/event.js';
 import type { Projection } from '../../store/projection.js';
+import type { EventType } from '../../store/event-map.js';
 
 /** The event types of the tool primitive. */
 export const TOOL_EVENTS = {
   registered: 'tool.registered',
   invoked: 'tool.invoked',
-} as const;
+} as const satisfies Readonly<Record<string, EventType>>;
+
+declare module '../../store/event-map.js' {
+  /** The tool primitive's events (`TOOL_EVENTS`). */
+  interface EventMap {
+    'tool.registered': ToolRegisteredData;
+    'tool.invoked': ToolInvokedData;
+  }
+}
 
 /** The projection name of the tool registry. */
 export const TOOL_REGISTRY_PROJECTION_NAME = 'tool.registry';

@@ -7,10 +7,24 @@
 import type { JsonObject } from '../../core/json.js';
 import { TRACEPARENT_PATTERN } from '../../store/event-input.js';
 import type { EventLog } from '../../store/event-log.js';
+import type { EventType } from '../../store/event-map.js';
 import type { EffectCall, EffectHandler, EffectOutcome } from './effect-handler.js';
 
 /** The event type of an effect audit entry. */
-export const AUDIT_EFFECT_EVENT = 'audit.effect';
+export const AUDIT_EFFECT_EVENT = 'audit.effect' satisfies EventType;
+
+/**
+ * Data of `audit.effect`: `{agent, at, attempt, code?, from, job, outcome, principal?,
+ * resources, verb}`, built key by key in RFC 8785 order.
+ */
+export type AuditEffectData = JsonObject;
+
+declare module '../../store/event-map.js' {
+  /** The audit entry of a verb that declares `audits`. */
+  interface EventMap {
+    'audit.effect': AuditEffectData;
+  }
+}
 
 /** Options of {@link auditsHandler}. */
 export interface AuditsHandlerInit {

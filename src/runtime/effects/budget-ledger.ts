@@ -6,8 +6,8 @@
  * against a limit succeed exactly as often as the limit affords (D12: integer micro-units).
  */
 import { PlexusError } from '../../core/errors.js';
-import type { JsonObject } from '../../core/json.js';
 import type { EventInput, EventLog, SignalOptions } from '../../store/event-log.js';
+import { eventOf, type EventMeta } from '../../store/event-map.js';
 import type { SnapshotStore } from '../../store/projection-snapshots.js';
 import { verifyProjectionView, type ProjectionCheck } from '../../store/projection-verify.js';
 import { projectionView, type ProjectionView } from '../../store/projection-view.js';
@@ -150,7 +150,7 @@ export function budgetLedger(init: BudgetLedgerInit): BudgetLedger {
   });
   const lock = keyedLock();
 
-  const meta = (tenant: string | undefined, job: string | undefined): Partial<EventInput> => ({
+  const meta = (tenant: string | undefined, job: string | undefined): EventMeta => ({
     ...(job === undefined ? {} : { causation: job }),
     ...(tenant === undefined ? {} : { tenant }),
   });
@@ -211,7 +211,7 @@ export function budgetLedger(init: BudgetLedgerInit): BudgetLedger {
             };
             return {
               type: LEDGER_EVENTS.debited,
-              data: data as unknown as JsonObject,
+              data,
               ...meta(request.tenant, request.job),
             };
           });
@@ -238,7 +238,7 @@ export function budgetLedger(init: BudgetLedgerInit): BudgetLedger {
             };
             return {
               type: LEDGER_EVENTS.credited,
-              data: data as unknown as JsonObject,
+              data,
               ...meta(charge.tenant, charge.job),
             };
           });
@@ -251,7 +251,7 @@ export function budgetLedger(init: BudgetLedgerInit): BudgetLedger {
       checkAmount(`the credit of budget ${budget}`, amount, 1);
       await lock.run(budget, () => {
         const data: LedgerCreditedData = { at: now(), budget, amount, reason };
-        return commit([{ type: LEDGER_EVENTS.credited, data: data as unknown as JsonObject }], options);
+        return commit([{ type: LEDGER_EVENTS.credited, data }], options);
       });
     },
 
@@ -268,21 +268,18 @@ export function budgetLedger(init: BudgetLedgerInit): BudgetLedger {
       // charge id → budget → the line still standing
       const charges = new Map<string, { lines: Map<string, ChargeLine>; tenant: string | undefined }>();
       for (const event of events) {
+        const debit = eventOf(event, LEDGER_EVENTS.debited);
+        const d = debit?.data ?? eventOf(event, LEDGER_EVENTS.credited)?.data;
         // a top-up credit names no charge
-        const d = event.data as unknown as Omit<LedgerDebitedData, 'charge'> & { readonly charge?: string };
-        if (d.charge === undefined) continue;
+        if (d?.charge === undefined) continue;
         let charge = charges.get(d.charge);
         if (charge === undefined) {
           charge = { lines: new Map(), tenant: event.tenant };
           charges.set(d.charge, charge);
         }
-        if (event.type === LEDGER_EVENTS.debited) {
-          charge.lines.set(d.budget, {
-            budget: d.budget,
-            amount: d.amount,
-            meters: d.meters,
-            ...(d.limit === null ? {} : { limit: d.limit }),
-          });
+        if (debit !== undefined) {
+          const { budget, amount, meters, limit } = debit.data;
+          charge.lines.set(budget, { budget, amount, meters, ...(limit === null ? {} : { limit }) });
         } else charge.lines.delete(d.budget);
       }
       return [...charges]

@@ -6,6 +6,7 @@
  */
 import { TRACEPARENT_PATTERN } from '../../store/event-input.js';
 import type { EventInput, EventLog } from '../../store/event-log.js';
+import { openEventLog, type AnyEvents, type EventMeta } from '../../store/event-map.js';
 import type { EffectCall, EffectHandler, EffectOutcome } from './effect-handler.js';
 
 /** Options of {@link emitsHandler}. */
@@ -21,15 +22,18 @@ export function emitsHandler(init: EmitsHandlerInit): EffectHandler {
       const { emitted } = call.scope;
       if (!outcome.ok || emitted.length === 0) return;
       const { envelope } = call;
-      const meta: Omit<EventInput, 'type' | 'data'> = {
+      const meta: EventMeta = {
         causation: call.jobId,
         ...(envelope.tenantId === undefined ? {} : { tenant: envelope.tenantId }),
         ...(envelope.traceparent !== undefined && TRACEPARENT_PATTERN.test(envelope.traceparent)
           ? { trace: envelope.traceparent }
           : {}),
       };
-      // appended whatever the job's signal: the handler has already answered
-      await init.log.append(emitted.map((e): EventInput => ({ type: e.type, data: e.data, ...meta })));
+      // appended whatever the job's signal: the handler has already answered; the types are
+      // the verb's own (declared under `emits`), unknown to the node's event map
+      await openEventLog(init.log).append(
+        emitted.map((e): EventInput<AnyEvents> => ({ type: e.type, data: e.data, ...meta })),
+      );
     },
   };
 }

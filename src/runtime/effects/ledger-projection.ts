@@ -5,7 +5,7 @@
  * `principal:<id>`, `ucan:<cid>/<meter>` (see docs/effects.md).
  */
 import { isJsonObject, type JsonValue } from '../../core/json.js';
-import type { Event } from '../../core/records/event.js';
+import { eventHandlers, type EventType } from '../../store/event-map.js';
 import type { Projection } from '../../store/projection.js';
 
 /** Event types of the budget ledger. */
@@ -14,7 +14,7 @@ export const LEDGER_EVENTS = {
   debited: 'ledger.debited',
   /** An amount was given back to a budget (a refund of a failed job's charge, or a top-up). */
   credited: 'ledger.credited',
-} as const;
+} as const satisfies Readonly<Record<string, EventType>>;
 
 /** Data of `ledger.debited`. */
 export interface LedgerDebitedData {
@@ -50,6 +50,14 @@ export interface LedgerCreditedData {
   readonly job?: string;
 }
 
+declare module '../../store/event-map.js' {
+  /** The budget ledger's events (`LEDGER_EVENTS`). */
+  interface EventMap {
+    'ledger.debited': LedgerDebitedData;
+    'ledger.credited': LedgerCreditedData;
+  }
+}
+
 /** One budget's account. */
 export interface BudgetAccount {
   /** Micro-units debited in total. */
@@ -68,6 +76,17 @@ export function spentOf(account: BudgetAccount | undefined): number {
   return account === undefined ? 0 : account.debited - account.credited;
 }
 
+/** The account of `budget` (created empty on its first event), counting one more entry. */
+function accountOf(state: LedgerState, budget: string): BudgetAccount {
+  let account = state.get(budget);
+  if (account === undefined) {
+    account = { debited: 0, credited: 0, entries: 0 };
+    state.set(budget, account);
+  }
+  account.entries += 1;
+  return account;
+}
+
 /** The projection name of the ledger. */
 export const LEDGER_PROJECTION_NAME = 'runtime.ledger';
 
@@ -77,18 +96,16 @@ export const ledgerProjection: Projection<LedgerState> = {
   version: 1,
   filter: { type: [LEDGER_EVENTS.debited, LEDGER_EVENTS.credited] },
   initial: () => new Map(),
-  apply(state, event: Event) {
-    const d = event.data as unknown as { budget: string; amount: number };
-    let account = state.get(d.budget);
-    if (account === undefined) {
-      account = { debited: 0, credited: 0, entries: 0 };
-      state.set(d.budget, account);
-    }
-    if (event.type === LEDGER_EVENTS.debited) account.debited += d.amount;
-    else account.credited += d.amount;
-    account.entries += 1;
-    return state;
-  },
+  apply: eventHandlers<LedgerState>({
+    'ledger.debited': (state, event) => {
+      accountOf(state, event.data.budget).debited += event.data.amount;
+      return state;
+    },
+    'ledger.credited': (state, event) => {
+      accountOf(state, event.data.budget).credited += event.data.amount;
+      return state;
+    },
+  }),
   toJson: (state): JsonValue => ({
     budgets: [...state].map(([id, a]): JsonValue => [
       id,

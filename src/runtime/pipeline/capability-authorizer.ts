@@ -25,13 +25,28 @@ import { assertCovers, unionRequirements, verbRequirements } from '../../securit
 import { ucanError } from '../../security/ucan/ucan-error.js';
 import { TRACEPARENT_PATTERN } from '../../store/event-input.js';
 import type { EventInput, EventLog } from '../../store/event-log.js';
+import type { EventType } from '../../store/event-map.js';
 import type { Principal } from '../context.js';
 import type { Candidate } from '../router.js';
 import type { AuthorizationRequest, Authorizer } from './authorize.js';
 import type { PreEffect } from './effects.js';
 
 /** The event type of a capability audit entry. */
-export const AUDIT_CAPABILITY_EVENT = 'audit.capability';
+export const AUDIT_CAPABILITY_EVENT = 'audit.capability' satisfies EventType;
+
+/**
+ * Data of `audit.capability`: `{at, code?, decision, details?, effects, face, inputHash,
+ * invoker?, principal?, reason?, request, tenant?, token?, trace?, user?, verb}`, built key by
+ * key in RFC 8785 order.
+ */
+export type AuditCapabilityData = JsonObject;
+
+declare module '../../store/event-map.js' {
+  /** The audit entry of a capability decision. */
+  interface EventMap {
+    'audit.capability': AuditCapabilityData;
+  }
+}
 
 /** The decisions an audit entry records (seed 002 §13.3). */
 export const CAPABILITY_DECISIONS = ['allowed', 'denied', 'forced'] as const;

@@ -10,6 +10,7 @@ import { sha256Hex } from '../../core/hash.js';
 import type { JsonValue } from '../../core/json.js';
 import type { Event } from '../../core/records/event.js';
 import { stripVerbVersion } from '../../core/verb-name.js';
+import type { EventType } from '../../store/event-map.js';
 import type { Projection } from '../../store/projection.js';
 
 /** The event types written by the router. */
@@ -24,7 +25,10 @@ export const ROUTING_EVENTS = {
   syncDelivered: 'routing.sync.delivered',
   /** A queued request was given up (its delivery window ended). */
   syncAbandoned: 'routing.sync.abandoned',
-} as const;
+} as const satisfies Readonly<Record<string, EventType>>;
+
+/** One of {@link ROUTING_EVENTS}. */
+export type RoutingEventType = (typeof ROUTING_EVENTS)[keyof typeof ROUTING_EVENTS];
 
 /** The data of `routing.answer.cached`. */
 export interface AnswerCachedData {
@@ -33,6 +37,68 @@ export interface AnswerCachedData {
   readonly agent: string;
   readonly at: string;
   readonly output: JsonValue;
+}
+
+/** The data of `routing.answer.served_stale`: a cached answer stood in for a failed route. */
+export interface AnswerServedStaleData {
+  /** RFC 3339. */
+  readonly at: string;
+  /** When the served answer was recorded, RFC 3339. */
+  readonly cachedAt: string;
+  /** The job that asked, or `null`. */
+  readonly job: string | null;
+  /** The request's envelope id. */
+  readonly request: string;
+}
+
+/** The data of `routing.sync.queued`: a request waits for its target. */
+export interface SyncQueuedData {
+  /** RFC 3339. */
+  readonly at: string;
+  /** The job whose call was queued, or `null`. */
+  readonly by: string | null;
+  /** The delivery job. */
+  readonly job: string;
+  readonly reason: string;
+  /** The request's envelope id. */
+  readonly request: string;
+  /** The target, as written in the route. */
+  readonly target: string;
+  readonly verb: string;
+}
+
+/** The data of `routing.sync.delivered`. */
+export interface SyncDeliveredData {
+  /** RFC 3339. */
+  readonly at: string;
+  readonly attempts: number;
+  /** The delivery job, or `null`. */
+  readonly job: string | null;
+  /** The answer's envelope kind. */
+  readonly kind: string;
+  readonly request: string;
+}
+
+/** The data of `routing.sync.abandoned`. */
+export interface SyncAbandonedData {
+  /** RFC 3339. */
+  readonly at: string;
+  readonly attempts: number;
+  /** The error code of the last failure. */
+  readonly code: string;
+  readonly job: string | null;
+  readonly request: string;
+}
+
+declare module '../../store/event-map.js' {
+  /** The router's events (`ROUTING_EVENTS`). */
+  interface EventMap {
+    'routing.answer.cached': AnswerCachedData;
+    'routing.answer.served_stale': AnswerServedStaleData;
+    'routing.sync.queued': SyncQueuedData;
+    'routing.sync.delivered': SyncDeliveredData;
+    'routing.sync.abandoned': SyncAbandonedData;
+  }
 }
 
 /** One cached answer. */

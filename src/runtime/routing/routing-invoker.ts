@@ -10,17 +10,23 @@
  */
 import type { Envelope } from '../../core/envelope.js';
 import { PlexusError, toPlexusError } from '../../core/errors.js';
-import type { JsonValue } from '../../core/json.js';
 import type { Logger } from '../../core/logger.js';
 import type { AgentCard } from '../../core/records/agent-card.js';
 import { capabilitySelector } from '../../core/verb-name.js';
 import type { EventInput, EventLog } from '../../store/event-log.js';
+import type { EventMap } from '../../store/event-map.js';
 import { projectionView, type ProjectionView } from '../../store/projection-view.js';
 import type { SnapshotStore } from '../../store/projection-snapshots.js';
 import type { RemoteCallContext, RemoteInvoker, TargetRoutes } from '../remote.js';
 import type { Observer } from '../observer.js';
 import type { Runtime } from '../runtime-types.js';
-import { ROUTING_EVENTS, answerCacheProjection, answerKey, type AnswerCacheState } from './answer-cache.js';
+import {
+  ROUTING_EVENTS,
+  answerCacheProjection,
+  answerKey,
+  type AnswerCacheState,
+  type RoutingEventType,
+} from './answer-cache.js';
 import { isAborted, isDeliveryFailure, outgoing } from './delivery.js';
 import { staleAnswer } from './fallback-answers.js';
 import { fallbackPolicies, type FallbackPolicies, type SelectedPolicy } from './policy.js';
@@ -93,12 +99,17 @@ export function routingInvoker(init: RoutingInvokerInit): RoutingInvoker {
     },
   };
 
-  const emit = (event: EventInput): void => {
+  const emit = <K extends RoutingEventType>(event: EventInput<EventMap, K>): void => {
     init.log.append([event]).catch((error: unknown) => {
       logger?.warn({ type: event.type, err: toPlexusError(error).message }, 'routing event not recorded');
     });
   };
-  const eventOf = (type: string, envelope: Envelope, data: JsonValue, causation?: string): EventInput => ({
+  const eventOf = <K extends RoutingEventType>(
+    type: K,
+    envelope: Envelope,
+    data: EventMap[K],
+    causation?: string,
+  ): EventInput<EventMap, K> => ({
     type,
     data,
     ...(causation === undefined ? {} : { causation }),

@@ -10,12 +10,12 @@
  */
 import type { Envelope } from '../../core/envelope.js';
 import { PlexusError, toPlexusError } from '../../core/errors.js';
-import type { JsonValue } from '../../core/json.js';
 import type { Logger } from '../../core/logger.js';
 import type { AgentCard } from '../../core/records/agent-card.js';
 import type { RemoteCallContext } from '../remote.js';
 import type { Runtime } from '../runtime-types.js';
-import { ROUTING_EVENTS } from './answer-cache.js';
+import type { EventMap } from '../../store/event-map.js';
+import { ROUTING_EVENTS, type RoutingEventType } from './answer-cache.js';
 import { SYNC_EXTENSION, isDeliveryFailure, outgoing } from './delivery.js';
 export { isSyncDelivery } from './delivery.js';
 import { queuedAnswer } from './fallback-answers.js';
@@ -38,7 +38,7 @@ export interface SyncQueueComponents {
   /** Carries one request to `target` (the router's transports). */
   send(target: RouteTarget, envelope: Envelope, card: AgentCard, signal: AbortSignal): Promise<Envelope>;
   /** Appends a routing event about `request` (its trace and tenant), caused by `causation`. */
-  record(type: string, request: Envelope, data: JsonValue, causation?: string): void;
+  record<K extends RoutingEventType>(type: K, request: Envelope, data: EventMap[K], causation?: string): void;
   /** Records a successful answer for `local-cache`. */
   remember(request: Envelope, agent: string, answer: Envelope): void;
   /** The runtime the delivery job is submitted to. */

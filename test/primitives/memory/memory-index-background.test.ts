@@ -3,6 +3,7 @@ import type { JsonObject } from '../../../src/core/json.js';
 import { seededRandom } from '../../../src/primitives/memory/product-quantizer.js';
 import { memoryEventLog, type EventLog } from '../../../src/store/index.js';
 import { startMemoryCore } from './memory-harness.js';
+import { openEventLog } from '../../../src/store/event-map.js';
 
 /** Distinct sentences of made-up words (seeded), one a memory. */
 function sentences(n: number): string[] {
@@ -18,7 +19,7 @@ async function logOf(contents: readonly string[]): Promise<EventLog> {
   const log = memoryEventLog();
   await log.start();
   for (let i = 0; i < contents.length; i += 500) {
-    await log.append(
+    await openEventLog(log).append(
       contents.slice(i, i + 500).map((content, j) => ({
         type: 'memory.stored',
         data: {

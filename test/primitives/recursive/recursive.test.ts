@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { RECURSIVE_PROJECTIONS, TRACE_STEPS_KEPT } from '../../../src/primitives/recursive/index.js';
 import { expectSameShape, seedPairs, startCore, type Core } from '../shared/core-harness.js';
+import { openEventLog } from '../../../src/store/event-map.js';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
@@ -97,7 +98,7 @@ describe('recursive primitive', () => {
       type: 'recursive.step_tracked',
       data: { sessionId, step: `s${i}`, depth: 1, at: i },
     }));
-    const stored = await core.log.append(events);
+    const stored = await openEventLog(core.log).append(events);
     await view.waitFor(stored[stored.length - 1]!.seq);
     const trace = await core.ok('recursive.getTrace', { sessionId });
     expect(trace.totalIterations).toBe(TRACE_STEPS_KEPT + 5);
