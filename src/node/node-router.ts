@@ -20,7 +20,7 @@ import {
   type PeerConfig,
   type PeerResolver,
 } from '../transports/peer/index.js';
-import type { RoutingConfig } from './routing-config.js';
+import type { RoutingConfig } from './config-schema.js';
 
 /** What {@link nodeRouter} needs. */
 export interface NodeRouterComponents {
