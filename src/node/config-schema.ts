@@ -219,7 +219,7 @@ const childSchema: z.ZodType<TreeChild> = z.lazy(() =>
       (v) =>
         `must be an agent id or a mapping (an agent { id, restart } or a supervisor with children), got ${showValue(v)}`,
     ),
-  }),
+  }).meta({ id: 'SupervisionChild' }),
 );
 
 /** Each id once in the whole tree: reports the second appearance of an id. */
