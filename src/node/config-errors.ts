@@ -61,7 +61,9 @@ function depth(issue: z.core.$ZodIssue): number {
  * furthest into the value), then the one with fewest problems; `undefined` when no branch got
  * past the value itself (the union's own message says what is expected).
  */
-function bestBranch(branches: readonly (readonly z.core.$ZodIssue[])[]): readonly z.core.$ZodIssue[] | undefined {
+function bestBranch(
+  branches: readonly (readonly z.core.$ZodIssue[])[],
+): readonly z.core.$ZodIssue[] | undefined {
   let best: readonly z.core.$ZodIssue[] | undefined;
   let bestDepth = 0;
   for (const issues of branches) {
@@ -112,7 +114,9 @@ export function positionInDocument(
   for (const [i, step] of path.entries()) {
     const last = i === path.length - 1;
     if (isMap(node)) {
-      const pair = node.items.find((p) => (isScalar(p.key) ? String(p.key.value) : String(p.key)) === String(step));
+      const pair = node.items.find(
+        (p) => (isScalar(p.key) ? String(p.key.value) : String(p.key)) === String(step),
+      );
       if (pair === undefined) break;
       if (last && key && isScalar(pair.key)) {
         found = pair.key;

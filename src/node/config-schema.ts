@@ -59,7 +59,10 @@ export interface SectionWording {
 }
 
 /** A closed mapping: every key it accepts is in `shape`; anything else is refused by name. */
-function section<S extends z.ZodRawShape>(shape: S, wording: SectionWording = {}): z.ZodObject<S, z.core.$strict> {
+function section<S extends z.ZodRawShape>(
+  shape: S,
+  wording: SectionWording = {},
+): z.ZodObject<S, z.core.$strict> {
   const known = Object.keys(shape);
   const unknown = wording.unknown ?? knownSetting;
   const notMapping = wording.notMapping ?? ((v: unknown) => `must be a mapping, got ${showValue(v)}`);
@@ -204,22 +207,37 @@ function supervisorShape(root: boolean) {
         .array(childSchema, {
           error: says((v) => `must be a non-empty list of agent ids and supervisors, got ${showValue(v)}`),
         })
-        .min(1, { error: says((v) => `must be a non-empty list of agent ids and supervisors, got ${showValue(v)}`) });
+        .min(1, {
+          error: says((v) => `must be a non-empty list of agent ids and supervisors, got ${showValue(v)}`),
+        });
     },
   };
   return root ? base : { ...base, restart: restart.optional() };
 }
 
-type TreeChild = string | { id: string; restart?: SupervisorSpec['children'][number]['restart'] } | SupervisorSpec;
+type Restart = boolean | 'permanent' | 'transient' | 'temporary';
+/** A child of a tree as checked: an agent id, or a mapping (a supervisor when it has children). */
+type TreeChild =
+  | string
+  | {
+      id: string;
+      restart?: Restart | undefined;
+      children?: TreeChild[] | undefined;
+      strategy?: string;
+      maxRestarts?: number;
+      periodMs?: number;
+    };
 
 /** A child in a tree: an agent id, an agent mapping, or a nested supervisor. */
 const childSchema: z.ZodType<TreeChild> = z.lazy(() =>
-  z.union([treeId, section(supervisorShape(false)), workerSchema], {
-    error: says(
-      (v) =>
-        `must be an agent id or a mapping (an agent { id, restart } or a supervisor with children), got ${showValue(v)}`,
-    ),
-  }).meta({ id: 'SupervisionChild' }),
+  z
+    .union([treeId, section(supervisorShape(false)), workerSchema], {
+      error: says(
+        (v) =>
+          `must be an agent id or a mapping (an agent { id, restart } or a supervisor with children), got ${showValue(v)}`,
+      ),
+    })
+    .meta({ id: 'SupervisionChild' }),
 );
 
 /** Each id once in the whole tree: reports the second appearance of an id. */
@@ -240,7 +258,7 @@ function uniqueIds(tree: SupervisorInput, ctx: z.core.$RefinementCtx<SupervisorI
     node.children.forEach((child, i) => {
       const path = [...at, 'children', i];
       if (typeof child === 'string') visit(child, path);
-      else if ('children' in child && child.children !== undefined) walk(child as unknown as SupervisorInput, path);
+      else if (child.children !== undefined) walk({ id: child.id, children: child.children }, path);
       else visit(child.id, [...path, 'id']);
     });
   };
@@ -252,9 +270,8 @@ type SupervisorInput = { id: string; children: TreeChild[] };
 /** The child as the runtime takes it: an agent id becomes `{ id }`. */
 function childSpec(child: TreeChild): SupervisorSpec['children'][number] {
   if (typeof child === 'string') return { id: child };
-  if ('children' in child && child.children !== undefined) return supervisorSpec(child as SupervisorSpec);
-  const { id, restart } = child as { id: string; restart?: boolean | 'permanent' | 'transient' | 'temporary' };
-  return restart === undefined ? { id } : { id, restart };
+  if (child.children !== undefined) return supervisorSpec(child as unknown as SupervisorSpec);
+  return child.restart === undefined ? { id: child.id } : { id: child.id, restart: child.restart };
 }
 
 function supervisorSpec(s: SupervisorSpec): SupervisorSpec {
@@ -263,7 +280,9 @@ function supervisorSpec(s: SupervisorSpec): SupervisorSpec {
 
 /** `supervision:`: a supervision tree over the node's agents (docs/supervision.md). */
 export const supervisionSchema = section(supervisorShape(true))
-  .superRefine((tree, ctx) => uniqueIds(tree as SupervisorInput, ctx as z.core.$RefinementCtx<SupervisorInput>))
+  .superRefine((tree, ctx) => {
+    uniqueIds(tree, ctx);
+  })
   .transform((tree): SupervisorSpec => supervisorSpec(tree as unknown as SupervisorSpec));
 
 // ---- budgets -----------------------------------------------------------------------------
@@ -324,10 +343,20 @@ export const fallbackPoliciesSchema = z.record(z.string(), names, { error: 'must
 
 /** `routing.queueForSync`: bounds of the `queue-for-sync` delivery loop. */
 export const queueForSyncSchema = (() => {
-  const bound = z.int({ error: 'must be a whole number ≥ 1' }).min(1, { error: 'must be a whole number ≥ 1' });
+  const bound = z
+    .int({ error: 'must be a whole number ≥ 1' })
+    .min(1, { error: 'must be a whole number ≥ 1' });
   return section(
-    { maxWaitMs: bound.optional(), retryMs: bound.optional(), maxRetryMs: bound.optional(), maxAttempts: bound.optional() },
-    { notMapping: () => 'must be a mapping', unknown: (known) => `is not an option (use ${known.join(', ')})` },
+    {
+      maxWaitMs: bound.optional(),
+      retryMs: bound.optional(),
+      maxRetryMs: bound.optional(),
+      maxAttempts: bound.optional(),
+    },
+    {
+      notMapping: () => 'must be a mapping',
+      unknown: (known) => `is not an option (use ${known.join(', ')})`,
+    },
   );
 })();
 
@@ -358,7 +387,9 @@ export const NODE_CONFIG_SECTIONS = {
   dev: flag(),
   demo: allOrSome(DEMO_AGENT_IDS, 'a demo agent', 'demo agent ids'),
   primitives: allOrSome(HYPERSPACE_PRIMITIVES, 'a primitive', 'primitive names'),
-  store: z.enum(['sqlite', 'memory'], { error: says((v) => `must be sqlite or memory, got ${showValue(v)}`) }),
+  store: z.enum(['sqlite', 'memory'], {
+    error: says((v) => `must be sqlite or memory, got ${showValue(v)}`),
+  }),
   drainMs: whole(0, 3_600_000),
   tls: tlsSchema,
   auth: authSchema,
@@ -379,7 +410,9 @@ type Optional<S> = { [K in keyof S]: z.ZodOptional<S[K] & z.ZodType> };
 
 /** The file as written: every section optional, nothing else accepted. */
 export const nodeConfigFileSchema = section(
-  Object.fromEntries(Object.entries(NODE_CONFIG_SECTIONS).map(([k, s]) => [k, s.optional()])) as Optional<Sections>,
+  Object.fromEntries(
+    Object.entries(NODE_CONFIG_SECTIONS).map(([k, s]) => [k, s.optional()]),
+  ) as Optional<Sections>,
 );
 
 /**

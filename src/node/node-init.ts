@@ -117,7 +117,8 @@ export function nodeInitFromConfig(config: NodeConfig, overrides: NodeInit = {})
   // The sections NodeInit takes under their own names pass through as they are; the rest are
   // renamed (data → dataDir), flattened (auth, limits), or not node options (agents: the CLI
   // imports those modules).
-  const { data, auth, limits, agents: _modules, ...same } = config;
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- agents are module paths, not node options
+  const { data, auth, limits, agents, ...same } = config;
   return {
     ...same,
     ...limits,

@@ -20,7 +20,12 @@ function unwrap(schema: Schema): Schema {
   let s = schema;
   for (;;) {
     const def = defOf(s);
-    if (def.type === 'optional' || def.type === 'default' || def.type === 'readonly' || def.type === 'nullable')
+    if (
+      def.type === 'optional' ||
+      def.type === 'default' ||
+      def.type === 'readonly' ||
+      def.type === 'nullable'
+    )
       s = def['innerType'] as Schema;
     else if (def.type === 'pipe') s = def['in'] as Schema;
     else if (def.type === 'lazy') s = (def['getter'] as () => Schema)();
@@ -39,11 +44,15 @@ const isMapping = (v: unknown): v is Record<string, unknown> =>
 
 /** The object branch of a union that `value` is written for: every required key present, most required keys. */
 function branchFor(schema: Schema, value: unknown): Schema | undefined {
-  const options = (defOf(schema)['options'] as Schema[]).map(unwrap).filter((o) => defOf(o).type === 'object');
+  const options = (defOf(schema)['options'] as Schema[])
+    .map(unwrap)
+    .filter((o) => defOf(o).type === 'object');
   const fitting = options
     .map((o) => {
       const shape = defOf(o)['shape'] as Record<string, Schema>;
-      const required = Object.keys(shape).filter((k) => !['optional', 'default'].includes(defOf(shape[k] as Schema).type));
+      const required = Object.keys(shape).filter(
+        (k) => !['optional', 'default'].includes(defOf(shape[k] as Schema).type),
+      );
       return { o, required };
     })
     .filter(({ required }) => isMapping(value) && required.every((k) => k in value))
@@ -62,7 +71,8 @@ export function schemaKeysAt(config: unknown, path: readonly (string | number)[]
   for (const step of path) {
     if (defOf(schema).type === 'union') schema = unwrap(branchFor(schema, value) ?? schema);
     const def = defOf(schema);
-    if (def.type === 'object') schema = unwrap((def['shape'] as Record<string, Schema>)[String(step)] as Schema);
+    if (def.type === 'object')
+      schema = unwrap((def['shape'] as Record<string, Schema>)[String(step)] as Schema);
     else if (def.type === 'array') schema = unwrap(def['element'] as Schema);
     else throw new Error(`the schema has no mapping at ${path.join('.')}`);
     value = (value as Record<string | number, unknown>)[step];
