@@ -5,16 +5,14 @@
  */
 import { resolve } from 'node:path';
 import { PlexusError } from '../core/errors.js';
-import type { AgentDefinition, SupervisorSpec } from '../runtime/index.js';
-import type { BudgetPolicy } from '../runtime/index.js';
-import { isLoopbackHost, type ApiKeyEntry } from '../security/index.js';
+import type { AgentDefinition } from '../runtime/index.js';
+import { isLoopbackHost } from '../security/index.js';
 import type { Logger } from '../core/logger.js';
 import { memoryStore, sqliteStore, type StoreFactory } from '../store/index.js';
 import type { FaceFactory } from '../transports/face.js';
 import type { PaymentRoutesInit } from '../transports/http/payment-route.js';
 import { checkPrimitiveNames } from './hyperspace.js';
-import type { RoutingConfig } from './routing-config.js';
-import type { CapabilitiesConfig, NodeConfig, NodeStoreKind, PeerConfig, TlsConfig } from './config.js';
+import type { AuthConfig, LimitsConfig, NodeConfig, NodeStoreKind } from './config-schema.js';
 
 /** The default port (D15). */
 export const DEFAULT_PORT = 3100;
@@ -38,41 +36,41 @@ export interface NodeInit {
    */
   readonly store?: StoreFactory | NodeStoreKind;
   /** The listen address. A non-loopback address needs `tls` (D14). @default '127.0.0.1' */
-  readonly host?: string;
+  readonly host?: NodeConfig['host'];
   /** The port; 0 picks a free one (read it from `node.port` after start). @default 3100 */
-  readonly port?: number;
+  readonly port?: NodeConfig['port'];
   /** Dev mode: on a loopback address, requests without credentials are allowed (D14). @default false */
-  readonly dev?: boolean;
+  readonly dev?: NodeConfig['dev'];
   /** Register the demo agents (echo, summariser, evaluator, slow job), or those listed by id. @default false */
-  readonly demo?: boolean | readonly string[];
+  readonly demo?: NodeConfig['demo'];
   /**
    * Host the eight Hyperspace primitives (state, guard, tool, memory, recursive, learning,
    * improving, micropayments), or those listed.
    * @default true
    */
-  readonly primitives?: boolean | readonly string[];
+  readonly primitives?: NodeConfig['primitives'];
   /** Priced routes answered with the HTTP 402 payment flow (seed 003 §6.3). @default none */
   readonly payments?: PaymentRoutesInit;
   /** UCAN capability checks on every request (D7). @default off */
-  readonly capabilities?: CapabilitiesConfig;
+  readonly capabilities?: NodeConfig['capabilities'];
   /** More agents to host. @default [] */
   readonly agents?: readonly AgentDefinition[];
   /**
    * A supervision tree over the hosted agents (by id; docs/supervision.md). Agents it does not
    * name keep their own restart policy. @default none
    */
-  readonly supervision?: SupervisorSpec;
+  readonly supervision?: NodeConfig['supervision'];
   /**
    * Prices of the meters verbs charge and budget limits, micro-units (docs/effects.md).
    * @default none: charges are not taken
    */
-  readonly budgets?: BudgetPolicy;
+  readonly budgets?: NodeConfig['budgets'];
   /** Fallback policies, per-verb selection, target groups, queue-for-sync bounds (docs/routing.md). @default only `default: [error]` */
-  readonly routing?: RoutingConfig;
+  readonly routing?: NodeConfig['routing'];
   /** API keys accepted as bearer credentials (their SHA-256 only). @default [] */
-  readonly apiKeys?: readonly ApiKeyEntry[];
+  readonly apiKeys?: AuthConfig['apiKeys'];
   /** Peer nodes whose agents this node can call (a peer's `did` also admits its calls). @default [] */
-  readonly peers?: readonly PeerConfig[];
+  readonly peers?: NodeConfig['peers'];
   /**
    * Peer nodes (did:key or PeerId) whose signed calls to `POST /v1/peer/invoke` are admitted,
    * beside the `did`s of `peers`. When neither names any, only a dev node (auth off) admits
@@ -80,26 +78,26 @@ export interface NodeInit {
    * carries (docs/decisions/peer-trust.md).
    * @default []
    */
-  readonly trustedPeers?: readonly string[];
+  readonly trustedPeers?: AuthConfig['trustedPeers'];
   /** How often peers' agent lists are polled, ms. @default 10000 */
-  readonly peerPollMs?: number;
+  readonly peerPollMs?: NodeConfig['peerPollMs'];
   /** How long an agent registered by an Emergence HELLO without an endpoint stays registered, ms. @default 300000 */
-  readonly helloTtlMs?: number;
+  readonly helloTtlMs?: NodeConfig['helloTtlMs'];
   /** The largest request body, bytes. @default 1048576 */
-  readonly bodyLimitBytes?: number;
+  readonly bodyLimitBytes?: LimitsConfig['bodyLimitBytes'];
   /** The timeout of a request that names none, ms. @default 30000 */
-  readonly defaultTimeoutMs?: number;
+  readonly defaultTimeoutMs?: LimitsConfig['defaultTimeoutMs'];
   /**
    * Most requests in flight on the node (an async job counts until it ends); more are answered
    * HTTP 429 with `Retry-After` / JSON-RPC −32003. Health probes are never counted. @default 256
    */
-  readonly maxInFlight?: number;
+  readonly maxInFlight?: LimitsConfig['maxInFlight'];
   /** Most requests in flight on one connection (TCP or WebSocket); more are answered 429 / −32003. @default 32 */
-  readonly maxInFlightPerConnection?: number;
+  readonly maxInFlightPerConnection?: LimitsConfig['maxInFlightPerConnection'];
   /** How long `stop()` waits for in-flight jobs before cancelling them, ms. @default 10000 */
-  readonly drainMs?: number;
+  readonly drainMs?: NodeConfig['drainMs'];
   /** TLS certificate and key files (PEM): the node then listens on HTTPS / WSS. */
-  readonly tls?: TlsConfig;
+  readonly tls?: NodeConfig['tls'];
   /** Where the node and its faces log. @default silentLogger */
   readonly logger?: Logger;
   /**
@@ -140,32 +138,19 @@ export function storeFactoryOf(store: StoreFactory | NodeStoreKind): StoreFactor
  * Fields absent from both keep the node's defaults.
  */
 export function nodeInitFromConfig(config: NodeConfig, overrides: NodeInit = {}): NodeInit {
-  const fromConfig: { -readonly [K in keyof NodeInit]: NodeInit[K] } = {};
-  if (config.data !== undefined) fromConfig.dataDir = config.data;
-  if (config.store !== undefined) fromConfig.store = config.store;
-  if (config.host !== undefined) fromConfig.host = config.host;
-  if (config.port !== undefined) fromConfig.port = config.port;
-  if (config.dev !== undefined) fromConfig.dev = config.dev;
-  if (config.demo !== undefined) fromConfig.demo = config.demo;
-  if (config.primitives !== undefined) fromConfig.primitives = config.primitives;
-  if (config.auth?.apiKeys !== undefined) fromConfig.apiKeys = config.auth.apiKeys;
-  if (config.peers !== undefined) fromConfig.peers = config.peers;
-  if (config.auth?.trustedPeers !== undefined) fromConfig.trustedPeers = config.auth.trustedPeers;
-  if (config.peerPollMs !== undefined) fromConfig.peerPollMs = config.peerPollMs;
-  if (config.helloTtlMs !== undefined) fromConfig.helloTtlMs = config.helloTtlMs;
-  if (config.limits?.bodyLimitBytes !== undefined) fromConfig.bodyLimitBytes = config.limits.bodyLimitBytes;
-  if (config.limits?.defaultTimeoutMs !== undefined)
-    fromConfig.defaultTimeoutMs = config.limits.defaultTimeoutMs;
-  if (config.limits?.maxInFlight !== undefined) fromConfig.maxInFlight = config.limits.maxInFlight;
-  if (config.limits?.maxInFlightPerConnection !== undefined)
-    fromConfig.maxInFlightPerConnection = config.limits.maxInFlightPerConnection;
-  if (config.drainMs !== undefined) fromConfig.drainMs = config.drainMs;
-  if (config.tls !== undefined) fromConfig.tls = config.tls;
-  if (config.capabilities !== undefined) fromConfig.capabilities = config.capabilities;
-  if (config.supervision !== undefined) fromConfig.supervision = config.supervision;
-  if (config.budgets !== undefined) fromConfig.budgets = config.budgets;
-  if (config.routing !== undefined) fromConfig.routing = config.routing;
-  return { ...fromConfig, ...overrides };
+  // The sections NodeInit takes under their own names pass through as they are; the rest are
+  // renamed (data → dataDir), flattened (auth, limits), or not node options (agents: the CLI
+  // imports those modules).
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- agents are module paths, not node options
+  const { data, auth, limits, agents, ...same } = config;
+  return {
+    ...same,
+    ...limits,
+    ...(data === undefined ? {} : { dataDir: data }),
+    ...(auth?.apiKeys === undefined ? {} : { apiKeys: auth.apiKeys }),
+    ...(auth?.trustedPeers === undefined ? {} : { trustedPeers: auth.trustedPeers }),
+    ...overrides,
+  };
 }
 
 /**

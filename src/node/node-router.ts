@@ -23,7 +23,7 @@ import {
   type PeerResolver,
 } from '../transports/peer/index.js';
 import { late } from './late.js';
-import type { RoutingConfig } from './routing-config.js';
+import type { RoutingConfig } from './config-schema.js';
 
 /** What {@link nodeRouter} needs. */
 export interface NodeRouterComponents {

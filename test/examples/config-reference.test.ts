@@ -3,22 +3,19 @@
  * accepts, and nothing it does not. Both ways:
  *
  * - the documented block parses as it is (every documented key and value is accepted);
- * - for every mapping in it, the validator's own list of known keys (probed with a key that
- *   does not exist) equals the documented keys there.
+ * - for every mapping in it, the keys the configuration's schema accepts there
+ *   (`src/node/config-schema.ts`, read by `knownKeys`) equal the documented keys.
  *
  * Mappings whose keys are the user's own names (prices, tenants, policies, verbs, groups) are
- * not probed. When the configuration becomes a schema (zod), `knownKeys` is the one function to
- * change: it can read the schema's shape instead of probing.
+ * not checked.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { PlexusError } from '../../src/core/errors.js';
-import { parseNodeConfig, parseNodeConfigText } from '../../src/node/config.js';
+import { parseNodeConfigText } from '../../src/node/config.js';
 import { ROOT } from '../e2e/harness.js';
-
-const PROBE = 'not_a_real_key_probe';
+import { schemaKeysAt } from '../support/config-keys.js';
 
 /** Paths (dot-separated, `[0]` for a list's first item) whose keys are user-chosen names. */
 const FREE_FORM = new Set([
@@ -55,25 +52,9 @@ function mappings(value: unknown, path: Path = []): { path: Path; keys: string[]
   ];
 }
 
-function withProbe(config: unknown, path: Path): unknown {
-  const copy = structuredClone(config) as Mapping;
-  let at: unknown = copy;
-  for (const step of path) at = (at as Record<string | number, unknown>)[step];
-  (at as Mapping)[PROBE] = 1;
-  return copy;
-}
-
-/** The keys the validator accepts at `path`, read from its refusal of an unknown key there. */
+/** The keys the configuration's schema accepts at `path` (read from the zod schema itself). */
 function knownKeys(config: unknown, path: Path): string[] {
-  try {
-    parseNodeConfig(withProbe(config, path), 'plexus.yaml');
-  } catch (error) {
-    if (!(error instanceof PlexusError)) throw error;
-    const known = /(?:known: |\(use )([^)]*)\)?$/.exec(error.message);
-    if (known?.[1] === undefined) throw new Error(`no list of known keys in: ${error.message}`);
-    return known[1].split(', ').sort();
-  }
-  throw new Error(`the validator accepted an unknown key at ${show(path) || 'the top level'}`);
+  return schemaKeysAt(config, path);
 }
 
 describe('the README plexus.yaml reference', () => {

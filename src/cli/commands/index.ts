@@ -5,6 +5,7 @@ import type { CommandOutcome } from '../main.js';
 import { registerNodeCommands } from '../node-commands.js';
 import { registerCanonicalize } from './canonicalize.js';
 import { registerCodegen } from './codegen.js';
+import { registerConfig } from './config.js';
 import { registerDemo } from './demo.js';
 import { registerHash } from './hash.js';
 import { registerKeys } from './keys.js';
@@ -25,6 +26,7 @@ export function registerCommands(program: Command, io: CliIo, outcome: CommandOu
   registerVerify(program, io, outcome);
   registerDemo(program, io);
   registerNodeCommands(program, io, outcome);
+  registerConfig(program, io);
   registerLint(program, io, outcome);
   registerCodegen(program, io, outcome);
   registerMock(program, io, outcome);
