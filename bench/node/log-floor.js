@@ -97,7 +97,7 @@ async function rounds(sqliteEventLog, make) {
 /** Measures in this process; returns the {@link LogFloor}. */
 async function measureHere() {
   const { sqliteEventLog } = await import('../../dist/store/index.js');
-  const { newJobId } = await import('../../dist/runtime/job-id.js');
+  const { newJobId } = await import('../../dist/runtime/jobs/job-id.js');
   const { jobId, events } = await templateEvents();
   const texts = events.map((e) => ({ type: e.type, text: JSON.stringify(e.data) }));
   /** One call's events, with a fresh job id (time-ordered, as the runtime makes them). */

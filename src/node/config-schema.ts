@@ -15,7 +15,7 @@ import { toMicros } from '../primitives/money.js';
 import { didYouMean } from '../wire/agentese/manifest/problems.js';
 import { SUPERVISION_STRATEGIES, type SupervisorSpec } from '../runtime/index.js';
 import { DEMO_AGENT_IDS } from './demo-agents.js';
-import { HYPERSPACE_PRIMITIVES } from './hyperspace.js';
+import { HYPERSPACE_PRIMITIVES } from './primitive-host.js';
 
 /**
  * `T` read-only all the way down, its optional properties without the explicit `undefined` zod

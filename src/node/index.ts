@@ -61,7 +61,7 @@ export {
   type ReplayCheck,
   type ReplayReport,
   type ReplayedProjection,
-} from './offline.js';
+} from './data-dir-replay.js';
 export {
   HYPERSPACE_PRIMITIVES,
   HYPERSPACE_PROJECTIONS,
@@ -70,4 +70,4 @@ export {
   type HyperspaceComponents,
   type HyperspaceHost,
   type HyperspacePrimitiveName,
-} from './hyperspace.js';
+} from './primitive-host.js';

@@ -11,7 +11,7 @@ import type { Logger } from '../core/logger.js';
 import { memoryStore, sqliteStore, type StoreFactory } from '../store/index.js';
 import type { FaceFactory } from '../transports/face.js';
 import type { PaymentRoutesInit } from '../transports/http/payment-route.js';
-import { checkPrimitiveNames } from './hyperspace.js';
+import { checkPrimitiveNames } from './primitive-host.js';
 import type { AuthConfig, LimitsConfig, NodeConfig, NodeStoreKind } from './config-schema.js';
 
 /** The default port (D15). */

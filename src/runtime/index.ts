@@ -2,6 +2,34 @@
  * The runtime layer (DESIGN §3): the invoker pipeline, the router, the registry, jobs with
  * deadlines and cancellation, idempotency, supervision and recovery — all durable state a
  * projection of the event log.
+ *
+ * One call, from face to answer (each line: the pipeline step, then the file that runs it):
+ *
+ *   a face (transports/…)  decodes the wire form, checks size and depth, authenticates
+ *        │                 the caller, builds the InvocationContext (context.ts)
+ *        ▼  runtime.invoke / runtime.submit                  runtime.ts
+ *   validate_envelope      pipeline/invoker.ts (accept) ─┐
+ *   resolve                routing/router.ts (resolveTargets; aliases: agents/verb-aliases.ts)
+ *   era                    pipeline/era.ts
+ *   validate_input         pipeline/validate-input.ts
+ *   verify_signature       pipeline/verify-signature.ts
+ *   authorize              pipeline/authorize.ts, pipeline/capability-authorizer.ts
+ *   idempotency            pipeline/idempotency.ts
+ *   pre_effects            pipeline/effects.ts → effects/effect-runner.ts
+ *        │                 `job.submitted` is recorded; the job is queued
+ *        ▼                                                   jobs/job-runner.ts
+ *   route                  jobs/job-runner.ts (selectCandidate: routing/router.ts)
+ *   execute                pipeline/executor.ts: a local handler under supervision
+ *        │                 (supervision/supervisor.ts) with its deadline (jobs/deadline.ts),
+ *        │                 or another node (routing/remote.ts, routing/routing-invoker.ts)
+ *   post_effects           jobs/job-runner.ts → effects/effect-runner.ts
+ *   encode                 pipeline/answers.ts
+ *        ▼
+ *   the face writes the answer in its own form (and its own error table)
+ *
+ * Jobs are a projection of the log (jobs/jobs-projection.ts); after a restart
+ * jobs/recovery.ts finishes or fails what was running. The agents a node hosts and their cards
+ * are agents/registry.ts over agents/registry-projection.ts.
  */
 export {
   DEFAULT_RESTART_POLICY,
@@ -15,7 +43,7 @@ export {
   type AgentInstanceContext,
   type RestartPolicy,
   type RestartStrategy,
-} from './agent.js';
+} from './agents/agent.js';
 export type {
   FaceName,
   FaceNames,
@@ -34,7 +62,7 @@ export {
   resolveTimeout,
   type JobDeadline,
   type TimeoutLimits,
-} from './deadline.js';
+} from './jobs/deadline.js';
 export {
   ESRP_JOB_EVENT_NAMES,
   JOB_EVENT_TYPES,
@@ -63,27 +91,27 @@ export {
   type IdempotencyEntry,
   type IdempotencyIdentity,
   type IdempotencyState,
-} from './idempotency.js';
+} from './pipeline/idempotency.js';
 export {
   readJobEvents,
   toJobEvent,
   watchJobEvents,
   type JobEvent,
   type JobEventsOptions,
-} from './job-events.js';
+} from './jobs/job-events.js';
 export {
   JOBS_PROJECTION_NAME,
   applyJobEvent,
   jobsProjection,
   type JobEntry,
   type JobsState,
-} from './jobs-projection.js';
+} from './jobs/jobs-projection.js';
 export {
   DEFAULT_JOB_LIST_LIMIT,
   MAX_JOB_LIST_LIMIT,
   type JobListQuery,
   type JobPage,
-} from './job-list-query.js';
+} from './jobs/job-list-query.js';
 export {
   memoryObserver,
   noopObserver,
@@ -118,15 +146,15 @@ export {
   registryProjection,
   type RegistryEntry,
   type RegistryState,
-} from './registry-projection.js';
+} from './agents/registry-projection.js';
 export {
   compareIds,
   createRegistry,
   type Registry,
   type RegistryInit,
   type UpsertOptions,
-} from './registry.js';
-export type { RemoteInvoker } from './remote.js';
+} from './agents/registry.js';
+export type { RemoteInvoker } from './routing/remote.js';
 export {
   resolveTargets,
   selectCandidate,
@@ -134,7 +162,7 @@ export {
   type Resolution,
   type RouteState,
   type TargetKind,
-} from './router.js';
+} from './routing/router.js';
 export { createRuntime } from './runtime.js';
 export type {
   CancelOptions,
@@ -144,7 +172,7 @@ export type {
   RuntimeInit,
   StopOptions,
   Submission,
-} from './runtime-types.js';
+} from './runtime-interface.js';
 export {
   STOP_HOOK_TIMEOUT_MS,
   createSupervisor,
@@ -152,15 +180,15 @@ export {
   type AgentSupervisor,
   type CrashOrigin,
   type SupervisorComponents,
-} from './supervisor.js';
-export { createAgentTree, type AgentTree, type AgentTreeComponents } from './agent-tree.js';
-export { checkAgentTree, namedAgents, type NamedAgent } from './agent-tree-check.js';
+} from './supervision/supervisor.js';
+export { createAgentTree, type AgentTree, type AgentTreeComponents } from './supervision/agent-tree.js';
+export { checkAgentTree, namedAgents, type NamedAgent } from './supervision/agent-tree-check.js';
 export {
   SUPERVISION_EVENTS,
   type FailureCause,
   type FailureKind,
   type SupervisionEventType,
-} from './supervision-events.js';
+} from './supervision/supervision-events.js';
 export {
   AUDIT_CAPABILITY_EVENT,
   CAPABILITY_DECISIONS,
@@ -180,7 +208,7 @@ export {
   type RevocationsInit,
   type RevocationsState,
   type UcanRevokedData,
-} from './revocations.js';
+} from './pipeline/revocations.js';
 export {
   SUPERVISION_STRATEGIES,
   checkSupervisorSpec,
@@ -192,7 +220,7 @@ export {
   type ChildSpec,
   type SupervisionStrategy,
   type SupervisorSpec,
-} from './supervision-spec.js';
+} from './supervision/supervision-spec.js';
 export {
   AUDIT_EFFECT_EVENT,
   BUDGET_RESOURCE,
@@ -264,15 +292,21 @@ export {
   type SupervisionReport,
   type SupervisionTree,
   type SupervisionTreeComponents,
-} from './supervision-tree.js';
+} from './supervision/supervision-tree.js';
 export * from './routing/index.js';
 
 // Internals: exported for the other layers and the tests, but marked @internal so the published
 // types leave them out (stripInternal; docs/decisions/api.md API-3). They may change in any release.
 /** @internal */
-export { encodeEntry, encodeOutcome, requestOf, requestOfEntry, type AnswerComponents } from './answers.js';
+export {
+  encodeEntry,
+  encodeOutcome,
+  requestOf,
+  requestOfEntry,
+  type AnswerComponents,
+} from './pipeline/answers.js';
 /** @internal */
-export { holdContainment, runContained, type ContainmentScope } from './containment.js';
+export { holdContainment, runContained, type ContainmentScope } from './supervision/containment.js';
 /** @internal */
 export {
   broadcastOutputs,
@@ -280,9 +314,9 @@ export {
   type ExecutedJob,
   type ExecutorComponents,
   type LegResult,
-} from './executor.js';
+} from './pipeline/executor.js';
 /** @internal */
-export { accept, type Accepted, type InvokerComponents } from './invoker.js';
+export { accept, type Accepted, type InvokerComponents } from './pipeline/invoker.js';
 /** @internal */
 export {
   jobEvent,
@@ -291,9 +325,9 @@ export {
   type ActiveJob,
   type ActiveJobInit,
   type JobOutcome,
-} from './active-job.js';
+} from './jobs/active-job.js';
 /** @internal */
-export { createJobRunner, type JobRunner, type JobRunnerComponents } from './job-runner.js';
+export { createJobRunner, type JobRunner, type JobRunnerComponents } from './jobs/job-runner.js';
 /** @internal */
 export { authenticateStep, authorizeStep } from './pipeline/authorize.js';
 /** @internal */
@@ -317,4 +351,10 @@ export { validateInputStep } from './pipeline/validate-input.js';
 /** @internal */
 export { verifySignatureStep } from './pipeline/verify-signature.js';
 /** @internal */
-export { isRerunSafe, planRecovery, type FailItem, type RecoveryPlan, type RequeueItem } from './recovery.js';
+export {
+  isRerunSafe,
+  planRecovery,
+  type FailItem,
+  type RecoveryPlan,
+  type RequeueItem,
+} from './jobs/recovery.js';

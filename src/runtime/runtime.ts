@@ -12,14 +12,14 @@ import { startable } from '../core/startable.js';
 import type { SignalOptions } from '../store/event-log.js';
 import { projectionView } from '../store/projection-view.js';
 import { verifyProjectionView } from '../store/projection-verify.js';
-import type { AgentDefinition } from './agent.js';
-import { holdContainment } from './containment.js';
+import type { AgentDefinition } from './agents/agent.js';
+import { holdContainment } from './supervision/containment.js';
 import type { InvocationContext } from './context.js';
-import { DEFAULT_MAX_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, raceAbort } from './deadline.js';
-import { idempotencyProjection } from './idempotency.js';
-import { readJobEvents, watchJobEvents, type JobEvent, type JobEventsOptions } from './job-events.js';
-import type { JobOutcome } from './active-job.js';
-import { createJobRunner } from './job-runner.js';
+import { DEFAULT_MAX_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, raceAbort } from './jobs/deadline.js';
+import { idempotencyProjection } from './pipeline/idempotency.js';
+import { readJobEvents, watchJobEvents, type JobEvent, type JobEventsOptions } from './jobs/job-events.js';
+import type { JobOutcome } from './jobs/active-job.js';
+import { createJobRunner } from './jobs/job-runner.js';
 import {
   encodeEntry,
   encodeOutcome,
@@ -27,22 +27,22 @@ import {
   requestOfEntry,
   warningsMember,
   withAnswerWarnings,
-} from './answers.js';
-import { jobEntryFromLog, jobsProjectionWith, type JobEntry } from './jobs-projection.js';
-import { listJobs } from './job-listing.js';
-import { accept, type InvokerComponents } from './invoker.js';
+} from './pipeline/answers.js';
+import { jobEntryFromLog, jobsProjectionWith, type JobEntry } from './jobs/jobs-projection.js';
+import { listJobs } from './jobs/job-listing.js';
+import { accept, type InvokerComponents } from './pipeline/invoker.js';
 import { noopObserver } from './observer.js';
 import { auditPreEffect } from './pipeline/effects.js';
-import { planRecovery, recover } from './recovery.js';
-import { createRegistry } from './registry.js';
-import type { RouteState } from './router.js';
-import type { Invocation, Runtime, RuntimeInit, StopOptions, Submission } from './runtime-types.js';
-import { createSupervisor, type AgentSupervisor } from './supervisor.js';
-import { createAgentTree, type AgentTree } from './agent-tree.js';
-import { checkAgentTree } from './agent-tree-check.js';
+import { planRecovery, recover } from './jobs/recovery.js';
+import { createRegistry } from './agents/registry.js';
+import type { RouteState } from './routing/router.js';
+import type { Invocation, Runtime, RuntimeInit, StopOptions, Submission } from './runtime-interface.js';
+import { createSupervisor, type AgentSupervisor } from './supervision/supervisor.js';
+import { createAgentTree, type AgentTree } from './supervision/agent-tree.js';
+import { checkAgentTree } from './supervision/agent-tree-check.js';
 import { runtimeEffects } from './effects/runtime-effects.js';
 import { isSyncDelivery } from './routing/delivery.js';
-import { verbAliases } from './verb-aliases.js';
+import { verbAliases } from './agents/verb-aliases.js';
 
 const NEVER = new AbortController().signal;
 

@@ -8,7 +8,7 @@ import { isJsonObject, type JsonValue } from '../core/json.js';
 import type { AgentCapability } from '../core/records/agent-card.js';
 import type { JsonSchema } from '../core/schema-validator.js';
 import { checkedInput, withEsrpInput } from '../node/demo/esrp-input.js';
-import { defineAgent, type AgentDefinition } from '../runtime/agent.js';
+import { defineAgent, type AgentDefinition } from '../runtime/agents/agent.js';
 import type { HandlerContext, VerbHandler } from '../runtime/context.js';
 import { emitMatches } from '../runtime/effects/effect-scope.js';
 import type { EventLog } from '../store/event-log.js';

@@ -14,7 +14,7 @@ import type { VerbSpec } from '../core/records/verb-spec.js';
 import { capabilitySelector, stripVerbVersion } from '../core/verb-name.js';
 import type { Node } from '../node/node.js';
 import type { InvocationContext } from '../runtime/context.js';
-import type { Runtime } from '../runtime/runtime-types.js';
+import type { Runtime } from '../runtime/runtime-interface.js';
 import type { EventLog } from '../store/event-log.js';
 import { createPipeline, type Pipeline, type PipelineStep } from './compose.js';
 import { agentDefinitionOf } from './hosting.js';

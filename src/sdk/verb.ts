@@ -10,7 +10,7 @@ import { normalizeEffects, type EffectName, type Effects } from '../core/records
 import { parseVerbSpec, type VerbCategory, type VerbSpec } from '../core/records/verb-spec.js';
 import type { JsonSchema } from '../core/schema-validator.js';
 import type { VerbVersion } from '../core/verb-name.js';
-import type { RestartPolicy } from '../runtime/agent.js';
+import type { RestartPolicy } from '../runtime/agents/agent.js';
 import type { Refusal } from './refusal.js';
 import type { VerbContext } from './verb-context.js';
 

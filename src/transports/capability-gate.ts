@@ -11,7 +11,7 @@ import type { Principal as AuthPrincipal } from '../security/auth/principal.js';
 import type { UcanVerifier, VerifiedChain } from '../security/ucan/chain-verifier.js';
 import type { CapabilityEntry } from '../security/ucan/capability.js';
 import { verifyRevocation, type UcanRevocation } from '../security/ucan/revocation.js';
-import type { Revocations } from '../runtime/revocations.js';
+import type { Revocations } from '../runtime/pipeline/revocations.js';
 
 /** What faces ask of the node's UCAN checks. */
 export interface CapabilityGate {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { EFFECT_NAMES } from '../../src/core/records/effects.js';
 import type { VerbSpec } from '../../src/core/records/verb-spec.js';
 import { demoAgents } from '../../src/node/demo-agents.js';
-import { HYPERSPACE_PRIMITIVES, hyperspaceHost } from '../../src/node/hyperspace.js';
+import { HYPERSPACE_PRIMITIVES, hyperspaceHost } from '../../src/node/primitive-host.js';
 import { primitiveScope } from '../../src/primitives/primitive.js';
 import type { AgentDefinition } from '../../src/runtime/index.js';
 import { memoryEventLog } from '../../src/store/memory-event-log.js';

@@ -11,7 +11,7 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isJsonObject, type JsonValue } from '../../src/core/json.js';
 import { createNode, type Node } from '../../src/node/index.js';
-import { HYPERSPACE_PRIMITIVES } from '../../src/node/hyperspace.js';
+import { HYPERSPACE_PRIMITIVES } from '../../src/node/primitive-host.js';
 import { remoteClient } from '../../src/sdk/index.js';
 import { runCli } from '../cli/run-cli.js';
 

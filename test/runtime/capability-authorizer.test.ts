@@ -10,7 +10,11 @@ import {
   type CapabilityAuthorizerInit,
 } from '../../src/runtime/pipeline/capability-authorizer.js';
 import { auditPreEffect } from '../../src/runtime/pipeline/effects.js';
-import { UCAN_REVOKED_EVENT, createRevocations, type Revocations } from '../../src/runtime/revocations.js';
+import {
+  UCAN_REVOKED_EVENT,
+  createRevocations,
+  type Revocations,
+} from '../../src/runtime/pipeline/revocations.js';
 import { memoryEventLog } from '../../src/store/index.js';
 import { encodeCapabilityContainer, proofStore } from '../../src/security/ucan/chain-container.js';
 import { ucanVerifier, type UcanVerifier } from '../../src/security/ucan/chain-verifier.js';

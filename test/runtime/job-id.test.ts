@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newJobId } from '../../src/runtime/job-id.js';
+import { newJobId } from '../../src/runtime/jobs/job-id.js';
 
 const V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

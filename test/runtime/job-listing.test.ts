@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/core/json.js';
 import type { Job } from '../../src/core/records/job.js';
-import { visibleToTenant } from '../../src/runtime/tenancy.js';
-import { listJobs, type JobListingLimits } from '../../src/runtime/job-listing.js';
-import { listTenantOf, type JobListQuery } from '../../src/runtime/job-list-query.js';
+import { visibleToTenant } from '../../src/runtime/pipeline/tenancy.js';
+import { listJobs, type JobListingLimits } from '../../src/runtime/jobs/job-listing.js';
+import { listTenantOf, type JobListQuery } from '../../src/runtime/jobs/job-list-query.js';
 import type { Principal } from '../../src/runtime/context.js';
 import {
   LOG_BACKENDS,

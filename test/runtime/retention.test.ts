@@ -8,7 +8,7 @@ import {
   jobsProjection,
   jobsProjectionWith,
   type JobsState,
-} from '../../src/runtime/jobs-projection.js';
+} from '../../src/runtime/jobs/jobs-projection.js';
 import { rebuildProjection, sqliteEventLog } from '../../src/store/index.js';
 import { agent, request, startRuntime, type Harness } from './helpers.js';
 

@@ -5,7 +5,7 @@ import {
   createRevocations,
   revocationsProjection,
   type Revocations,
-} from '../../src/runtime/revocations.js';
+} from '../../src/runtime/pipeline/revocations.js';
 import { proofStore } from '../../src/security/ucan/chain-container.js';
 import { createRevocation } from '../../src/security/ucan/revocation.js';
 import { projectionText } from '../../src/store/projection.js';

@@ -5,12 +5,12 @@ import {
   countRestart,
   restartGroup,
   type SupervisorSpec,
-} from '../../src/runtime/supervision-spec.js';
+} from '../../src/runtime/supervision/supervision-spec.js';
 import {
   createSupervisionTree,
   type SupervisionAction,
   type SupervisionTree,
-} from '../../src/runtime/supervision-tree.js';
+} from '../../src/runtime/supervision/supervision-tree.js';
 
 /** A tree over recorded start/stop calls and a hand-moved clock. */
 function harness(spec: SupervisorSpec, failStart: (id: string, n: number) => boolean = () => false) {

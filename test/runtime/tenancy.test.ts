@@ -7,7 +7,7 @@ import type { Envelope } from '../../src/core/envelope.js';
 import { PlexusError } from '../../src/core/errors.js';
 import { createNode, type Node } from '../../src/node/index.js';
 import type { Principal } from '../../src/runtime/context.js';
-import { bindTenant, jobNotFound, visibleToTenant } from '../../src/runtime/tenancy.js';
+import { bindTenant, jobNotFound, visibleToTenant } from '../../src/runtime/pipeline/tenancy.js';
 
 const request = (tenantId?: string): Envelope => ({
   id: randomUUID(),

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Envelope } from '../../src/core/envelope.js';
 import { callNameProblem, esrpTargetOfCallName, verbAliasProblem } from '../../src/core/verb-alias.js';
 import { defineAgent } from '../../src/runtime/index.js';
-import { verbAliases } from '../../src/runtime/verb-aliases.js';
+import { verbAliases } from '../../src/runtime/agents/verb-aliases.js';
 
 const card = {
   id: 'state',

@@ -22,7 +22,7 @@ import {
   parseStateList,
   verbFilterProblem,
   type JobListQuery,
-} from '../../runtime/job-list-query.js';
+} from '../../runtime/jobs/job-list-query.js';
 import { resultOfOutputs } from '../esrp-client.js';
 import type { CliIo } from '../io.js';
 import { nodeRequest, nodeTarget, responseError, type NodeTarget } from '../node-client.js';

@@ -16,7 +16,7 @@ import type { Command } from 'commander';
 import { PlexusError } from '../../core/errors.js';
 import type { JsonObject } from '../../core/json.js';
 import { DEFAULT_DATA_DIR, nodeKeyPath, withDataDirLog } from '../../node/index.js';
-import { createRevocations } from '../../runtime/revocations.js';
+import { createRevocations } from '../../runtime/pipeline/revocations.js';
 import { identityFromPublicKey, readKeyFile } from '../../security/index.js';
 import {
   createRevocation,

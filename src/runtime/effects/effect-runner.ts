@@ -8,7 +8,7 @@ import type { Envelope } from '../../core/envelope.js';
 import { PlexusError, toPlexusError } from '../../core/errors.js';
 import type { VerbSpec } from '../../core/records/verb-spec.js';
 import type { Principal } from '../context.js';
-import type { LegResult } from '../executor.js';
+import type { LegResult } from '../pipeline/executor.js';
 import { noopObserver, type Observer } from '../observer.js';
 import type { EffectCall, EffectHandler, EffectOutcome, EffectRegistry } from './effect-handler.js';
 import { createEffectScope, readerIn, type EffectScope, type ResourceReader } from './effect-scope.js';

@@ -9,7 +9,7 @@ import { PlexusError, toPlexusError } from '../../core/errors.js';
 import type { VerbSpec } from '../../core/records/verb-spec.js';
 import type { KeyIdentity } from '../../security/identity.js';
 import type { InvocationContext, Principal } from '../context.js';
-import type { Resolution } from '../router.js';
+import type { Resolution } from '../routing/router.js';
 
 /** What an {@link Authorizer} decides on. */
 export interface AuthorizationRequest {

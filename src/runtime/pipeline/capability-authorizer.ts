@@ -27,7 +27,7 @@ import { TRACEPARENT_PATTERN } from '../../store/event-input.js';
 import type { EventInput, EventLog } from '../../store/event-log.js';
 import type { EventType } from '../../store/event-map.js';
 import type { Principal } from '../context.js';
-import type { Candidate } from '../router.js';
+import type { Candidate } from '../routing/router.js';
 import type { AuthorizationRequest, Authorizer } from './authorize.js';
 import type { PreEffect } from './effects.js';
 

@@ -14,7 +14,7 @@ import type { JobState } from '../../core/records/job.js';
 import type { EventInput } from '../../store/event-log.js';
 import type { InvocationContext, InvocationMode, Principal } from '../context.js';
 import { RUNTIME_EVENTS } from '../events.js';
-import type { Resolution } from '../router.js';
+import type { Resolution } from '../routing/router.js';
 
 /** What a pre-effect sees: an accepted request about to become a job. */
 export interface PreparedCall {

@@ -16,8 +16,8 @@ import type { Envelope } from '../../core/envelope.js';
 import { PlexusError } from '../../core/errors.js';
 import { isJsonObject, type JsonObject } from '../../core/json.js';
 import type { EraStatus, VerbSpec } from '../../core/records/verb-spec.js';
-import type { Registry } from '../registry.js';
-import type { Resolution } from '../router.js';
+import type { Registry } from '../agents/registry.js';
+import type { Resolution } from '../routing/router.js';
 
 /** The extension key of an answer envelope carrying its {@link EraWarning}s. */
 export const WARNINGS_EXTENSION = '_x_warnings';

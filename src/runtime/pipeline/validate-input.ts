@@ -14,7 +14,7 @@ import {
   summarizeProblems,
   type SchemaValidator,
 } from '../../core/schema-validator.js';
-import type { Resolution } from '../router.js';
+import type { Resolution } from '../routing/router.js';
 
 /**
  * Returns the resolution with only the candidates whose input schema accepts `data`.

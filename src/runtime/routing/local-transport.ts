@@ -6,7 +6,7 @@
  */
 import type { Envelope } from '../../core/envelope.js';
 import { PlexusError } from '../../core/errors.js';
-import type { Runtime } from '../runtime-types.js';
+import type { Runtime } from '../runtime-interface.js';
 import type { RouteTransport } from './transport.js';
 
 /** Creates the local transport over a runtime (looked up at call time). */

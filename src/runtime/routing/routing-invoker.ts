@@ -17,9 +17,9 @@ import type { EventInput, EventLog } from '../../store/event-log.js';
 import type { EventMap } from '../../store/event-map.js';
 import { projectionView, type ProjectionView } from '../../store/projection-view.js';
 import type { SnapshotStore } from '../../store/projection-snapshots.js';
-import type { RemoteCallContext, RemoteInvoker, TargetRoutes } from '../remote.js';
+import type { RemoteCallContext, RemoteInvoker, TargetRoutes } from './remote.js';
 import type { Observer } from '../observer.js';
-import type { Runtime } from '../runtime-types.js';
+import type { Runtime } from '../runtime-interface.js';
 import {
   ROUTING_EVENTS,
   answerCacheProjection,

@@ -11,7 +11,7 @@
  */
 import type { AgentCard } from '../../core/records/agent-card.js';
 import { PlexusError } from '../../core/errors.js';
-import type { Registry } from '../../runtime/registry.js';
+import type { Registry } from '../../runtime/agents/registry.js';
 import { REMOTE_PEER_EXTENSION } from '../../runtime/routing/index.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { emergenceEndpointOf } from './emergence-endpoint.js';

@@ -18,7 +18,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.j
 import type { Problem } from '../../core/problem.js';
 import type { AgentCapability, AgentCard } from '../../core/records/agent-card.js';
 import { parseCapabilitySelector, verbNameProblem } from '../../core/verb-name.js';
-import type { Registry } from '../../runtime/registry.js';
+import type { Registry } from '../../runtime/agents/registry.js';
 import { EMERGENCE_ENDPOINT_KEY, emergenceEndpointProblem } from './emergence-endpoint.js';
 
 /** The namespace single-word Emergence capabilities are put in. */

@@ -27,8 +27,8 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.j
 import { JOB_STATE_TO_ESRP, isJobState, isTerminalJobState, type Job } from '../../core/records/job.js';
 import { JOB_EXTENSION } from '../../runtime/pipeline/encode.js';
 import { eraWarnings, warningsOf, type EraWarning } from '../../runtime/pipeline/era.js';
-import type { Registry } from '../../runtime/registry.js';
-import type { Invocation } from '../../runtime/runtime-types.js';
+import type { Registry } from '../../runtime/agents/registry.js';
+import type { Invocation } from '../../runtime/runtime-interface.js';
 import { deprecationHeaders, retryAfterHeader } from './http-deprecation.js';
 import { ESRP_ERROR_TABLE } from '../../core/esrp/error-table.js';
 import { ESRP_ERRORS } from '../../wire/esrp/error-table.js';

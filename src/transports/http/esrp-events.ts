@@ -17,7 +17,7 @@ import type { JsonObject } from '../../core/json.js';
 import { isJsonObject } from '../../core/json.js';
 import type { EsrpJobStatus } from '../../core/records/job.js';
 import type { EsrpJobEventName } from '../../runtime/events.js';
-import type { JobEvent } from '../../runtime/job-events.js';
+import type { JobEvent } from '../../runtime/jobs/job-events.js';
 import { errorDataOf, esrpErrorOf, esrpOutputsOf } from './esrp-answer.js';
 import { ESRP_ROUTE, visibleJob } from './esrp-routes.js';
 import { credentialStillValid } from '../capability-gate.js';

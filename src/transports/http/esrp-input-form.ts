@@ -11,7 +11,7 @@ import { findCapability, type AgentCapability } from '../../core/records/agent-c
 import type { JsonValue } from '../../core/json.js';
 import { schemaValidator } from '../../core/schema-validator.js';
 import { parseCapabilitySelector } from '../../core/verb-name.js';
-import type { Registry } from '../../runtime/registry.js';
+import type { Registry } from '../../runtime/agents/registry.js';
 import { checkJsonInputs, plainInput } from '../../wire/esrp/plain-input.js';
 
 /** The capabilities that could answer `verb` sent to `to` (an agent id or a capability selector). */

@@ -26,7 +26,7 @@ import {
   listTenantOf,
   parseStateList,
   type JobListQuery,
-} from '../../runtime/job-list-query.js';
+} from '../../runtime/jobs/job-list-query.js';
 import { esrpJobAnswer } from './esrp-answer.js';
 import type { FaceScope } from './face-scope.js';
 import type { FaceRouteConfig } from './faces.js';

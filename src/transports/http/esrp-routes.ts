@@ -16,7 +16,7 @@ import type { EsrpRequest } from '../../core/esrp/model.js';
 import { payloadHash } from '../../core/esrp/payload-hash.js';
 import { capabilitySelector } from '../../core/verb-name.js';
 import type { InvocationContext } from '../../runtime/context.js';
-import { jobNotFound, visibleToTenant } from '../../runtime/tenancy.js';
+import { jobNotFound, visibleToTenant } from '../../runtime/pipeline/tenancy.js';
 import type { Job } from '../../core/records/job.js';
 import { decodeEsrpRequestTyped } from '../../wire/esrp/request-codec.js';
 import { contextFromTraceparent } from '../../wire/esrp/trace.js';

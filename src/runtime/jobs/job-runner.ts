@@ -1,0 +1,367 @@
+/**
+ * The job engine: the in-memory side of jobs that are not finished yet. It queues accepted
+ * jobs (FIFO, at most `concurrency` running), routes and dispatches them, arms their
+ * deadline, cancels them, and records every step as a `job.*` event. Decisions are taken
+ * here, synchronously, on the job's in-memory state (so a cancel and a completion cannot
+ * both win); the durable state is the projection of the events written.
+ *
+ * A job leaves the engine only after its final event is committed and both the jobs and the
+ * idempotency projections have applied it, so a duplicate arriving at any moment finds the
+ * job either here or in the projections.
+ */
+import { PlexusError, toPlexusError } from '../../core/errors.js';
+import { isTerminalJobState, type JobState } from '../../core/records/job.js';
+import type { EventInput, EventLog } from '../../store/event-log.js';
+import type { ProjectionView } from '../../store/projection-view.js';
+import { jobAbort, jobEvent, takeHeld, type ActiveJob, type JobOutcome } from './active-job.js';
+import {
+  broadcastOutputs,
+  runLegWith,
+  type ExecutorComponents,
+  type ExecutedJob,
+} from '../pipeline/executor.js';
+import { RUNTIME_EVENTS, type JobStartedData, type RouteKind } from '../events.js';
+import type { IdempotencyState } from '../pipeline/idempotency.js';
+import type { JobsState } from './jobs-projection.js';
+import type { Observer } from '../observer.js';
+import { runPostEffects, type PostEffect } from '../pipeline/effects.js';
+import { runStep } from '../pipeline/steps.js';
+import { selectCandidate, type Candidate, type RouteState } from '../routing/router.js';
+
+/** What the engine needs from the runtime. */
+export interface JobRunnerComponents {
+  readonly log: EventLog;
+  readonly jobs: ProjectionView<JobsState>;
+  readonly idempotency: ProjectionView<IdempotencyState>;
+  readonly executor: ExecutorComponents;
+  readonly routeState: RouteState;
+  readonly postEffects: readonly PostEffect[];
+  readonly observer: Observer;
+  readonly now: () => number;
+  /** Most jobs running at once. */
+  readonly concurrency: number;
+  /** The node's id, the `from` of broadcast answers. */
+  readonly nodeId: string;
+}
+
+/** The engine. */
+export interface JobRunner {
+  /** Unfinished jobs by id. */
+  readonly active: ReadonlyMap<string, ActiveJob>;
+  /** The unfinished job holding a scoped idempotency key. */
+  byKey(key: string): ActiveJob | undefined;
+  /** Registers a job (before `job.submitted` is written), so duplicates attach to it. */
+  reserve(job: ActiveJob): void;
+  /** Queues an accepted job; arms its deadline. */
+  enqueue(job: ActiveJob): void;
+  /**
+   * Writes the job's held events now (an async job, or a sync job that must become
+   * visible) and waits until the projections have them.
+   * @throws PlexusError from the log; `UNAVAILABLE` when the job was never accepted.
+   */
+  persist(job: ActiveJob): Promise<void>;
+  /** Drops a registered job that was never queued; its waiters get `error`. */
+  abandon(job: ActiveJob, error: PlexusError): void;
+  /** Cancels a job. False when the engine does not hold it. */
+  cancel(id: string, reason: string): boolean;
+  /**
+   * Lets go of a running or queued job without recording an end: its handler is aborted, its
+   * waiters get `UNAVAILABLE`, and the log keeps it unfinished, so crash recovery picks it up
+   * at the next start. For a stopping node's jobs that must outlive it (queued deliveries).
+   * False when the engine does not hold it.
+   */
+  release(id: string, reason: string): boolean;
+  /** Resolves when no job is held. */
+  idle(): Promise<void>;
+  /** Starts (true) or stops (false) dispatching queued jobs; stopping leaves them SUBMITTED. */
+  dispatching(on: boolean): void;
+  /** Appends events, reporting (not throwing) failures. */
+  emit(events: EventInput | readonly EventInput[]): void;
+}
+
+const TERMINAL_ERROR_EVENT: Readonly<
+  Partial<Record<JobState, 'job.failed' | 'job.canceled' | 'job.rejected'>>
+> = {
+  FAILED: RUNTIME_EVENTS.jobFailed,
+  CANCELED: RUNTIME_EVENTS.jobCanceled,
+  REJECTED: RUNTIME_EVENTS.jobRejected,
+};
+
+/** Creates the job engine. */
+export function createJobRunner(components: JobRunnerComponents): JobRunner {
+  const { log, observer, now } = components;
+  const active = new Map<string, ActiveJob>();
+  const keys = new Map<string, ActiveJob>();
+  const queue: ActiveJob[] = [];
+  const idleWaiters = new Set<() => void>();
+  let running = 0;
+  let dispatchOn = true;
+
+  const report = (what: string, error: unknown): void => {
+    observer.event('runtime.append_failed', { what, error: toPlexusError(error).message.slice(0, 200) });
+  };
+
+  const emit = (events: EventInput | readonly EventInput[]): void => {
+    const list = Array.isArray(events) ? (events as readonly EventInput[]) : [events as EventInput];
+    log.append(list).catch((error: unknown) => {
+      report(list[0]?.type ?? 'event', error);
+    });
+  };
+
+  /** Writes one event of a job, or holds it back while the job's events are held. */
+  const write = (job: ActiveJob, event: EventInput): void => {
+    if (job.held !== undefined) job.held.push(event);
+    else emit(event);
+  };
+
+  /** Waits until both projections have seen `seq`. */
+  const caughtUp = (seq: number): Promise<unknown> =>
+    Promise.all([components.jobs.waitFor(seq), components.idempotency.waitFor(seq)]);
+
+  const persist = async (job: ActiveJob, extra: readonly EventInput[] = []): Promise<void> => {
+    if (!job.accepted && !(await job.acceptance)) {
+      throw new PlexusError('UNAVAILABLE', `job ${job.id} was not accepted`);
+    }
+    const batch = [...takeHeld(job), ...extra];
+    if (batch.length === 0) {
+      if (!(await job.written)) throw new PlexusError('UNAVAILABLE', `job ${job.id} could not be recorded`);
+      return;
+    }
+    try {
+      const written = await log.append(batch);
+      await caughtUp(written[written.length - 1]?.seq ?? 0);
+      job.markWritten(true);
+    } catch (error) {
+      job.markWritten(false);
+      throw toPlexusError(error);
+    }
+  };
+
+  const forget = (job: ActiveJob): void => {
+    active.delete(job.id);
+    if (keys.get(job.key) === job) keys.delete(job.key);
+    if (active.size === 0) {
+      for (const wake of idleWaiters) wake();
+      idleWaiters.clear();
+    }
+  };
+
+  const record = async (job: ActiveJob, outcome: JobOutcome): Promise<void> => {
+    let final = outcome;
+    if (!job.accepted) {
+      job.markAccepted(false);
+      forget(job);
+      job.settle(outcome);
+      return;
+    }
+    try {
+      const terminal =
+        outcome.state === 'COMPLETED'
+          ? jobEvent(job, RUNTIME_EVENTS.jobCompleted, { id: job.id, outputs: outcome.outputs ?? null })
+          : jobEvent(job, TERMINAL_ERROR_EVENT[outcome.state] ?? RUNTIME_EVENTS.jobFailed, {
+              error: (outcome.error ?? new PlexusError('INTERNAL', 'no error')).toData(),
+              id: job.id,
+            });
+      const extra = runPostEffects(
+        components.postEffects,
+        {
+          id: job.id,
+          verb: job.request.verb,
+          state: outcome.state,
+          ...(outcome.error ? { error: outcome.error.toData() } : {}),
+        },
+        job.request,
+        (effect, error) => {
+          observer.event('runtime.post_effect_failed', {
+            effect: effect.name,
+            error: toPlexusError(error).message,
+          });
+        },
+      );
+      const span = observer.span('runtime.post_effects', { job: job.id, events: extra.length + 1 });
+      const written = await log.append([...takeHeld(job), terminal, ...extra]);
+      span.end();
+      await caughtUp(written[written.length - 1]?.seq ?? 0);
+      job.markWritten(true);
+      const recorded = components.jobs.state().get(job.id)?.job;
+      if (recorded !== undefined) final = { ...outcome, job: recorded };
+    } catch (error) {
+      job.markWritten(false);
+      report('job outcome', error);
+      final = {
+        state: 'FAILED',
+        agent: outcome.agent,
+        error: new PlexusError(
+          'UNAVAILABLE',
+          `job ${job.id} finished ${outcome.state} but the event log could not record it: ${toPlexusError(error).message}`,
+          { cause: error },
+        ),
+      };
+    }
+    observer.count('runtime.jobs_finished', { state: final.state });
+    forget(job);
+    job.settle(final);
+  };
+
+  const finish = (job: ActiveJob, outcome: JobOutcome): void => {
+    if (isTerminalJobState(job.state)) return;
+    job.state = outcome.state;
+    if (job.timer !== undefined) clearTimeout(job.timer);
+    const at = queue.indexOf(job);
+    if (at >= 0) queue.splice(at, 1);
+    if (job.dispatched) running--;
+    pump();
+    if (job.released) {
+      forget(job);
+      job.settle(outcome);
+    } else void record(job, outcome);
+  };
+
+  const dispatch = async (job: ActiveJob): Promise<void> => {
+    let targets: readonly Candidate[];
+    try {
+      targets = runStep(observer, 'route', { job: job.id, kind: job.resolution.kind }, () =>
+        job.resolution.kind === 'broadcast'
+          ? job.resolution.candidates
+          : [selectCandidate(job.resolution.candidates, components.routeState)],
+      );
+    } catch (error) {
+      finish(job, { state: 'FAILED', error: toPlexusError(error), agent: components.nodeId });
+      return;
+    }
+    const route: RouteKind =
+      job.resolution.kind === 'broadcast'
+        ? 'broadcast'
+        : targets[0]?.card.origin === 'remote'
+          ? 'remote'
+          : 'local';
+    const retry = job.state === 'WORKING';
+    job.state = 'WORKING';
+    job.attempts++;
+    // Keys inserted in RFC 8785 order, so the log's canonical form needs no sorted copy.
+    const started: { -readonly [K in keyof JobStartedData]?: JobStartedData[K] } = {
+      agents: targets.map((t) => t.card.id),
+      at: new Date().toISOString(),
+      attempt: job.attempts,
+      id: job.id,
+    };
+    if (retry) started.reason = job.retryReason ?? 'the job is run again';
+    started.route = route;
+    write(
+      job,
+      jobEvent(
+        job,
+        retry ? RUNTIME_EVENTS.jobRetried : RUNTIME_EVENTS.jobStarted,
+        started as JobStartedData, // every required key is set above
+      ),
+    );
+    const executed: ExecutedJob = {
+      id: job.id,
+      request: job.request,
+      principal: job.principal,
+      deadlineAt: job.deadlineAt,
+      attempt: job.attempts,
+      progress: (data) => {
+        if (job.state !== 'WORKING') return;
+        const event = jobEvent(job, RUNTIME_EVENTS.jobProgress, { id: job.id, progress: data });
+        if (job.held === undefined) emit(event);
+        else
+          persist(job, [event]).catch((error: unknown) => {
+            report('job progress', error);
+          });
+      },
+    };
+    const abort = jobAbort(job);
+    const span = observer.span('runtime.execute', { job: job.id, route, agents: targets.length });
+    const results = await Promise.all(
+      targets.map((t) => runLegWith(components.executor, executed, t, abort)),
+    );
+    const first = results[0];
+    if (route === 'broadcast') {
+      span.end();
+      finish(job, { state: 'COMPLETED', outputs: broadcastOutputs(results), agent: components.nodeId });
+    } else if (first?.ok === true) {
+      span.end();
+      finish(job, { state: 'COMPLETED', outputs: first.data, agent: first.agent });
+    } else {
+      const error = first?.ok === false ? first.error : new PlexusError('INTERNAL', 'no agent ran the job');
+      span.end(error);
+      finish(job, { state: 'FAILED', error, agent: first?.agent ?? components.nodeId });
+    }
+  };
+
+  const pump = (): void => {
+    while (dispatchOn && running < components.concurrency && queue.length > 0) {
+      const job = queue.shift();
+      if (job === undefined || isTerminalJobState(job.state)) continue;
+      running++;
+      job.dispatched = true;
+      dispatch(job).catch((error: unknown) => {
+        finish(job, { state: 'FAILED', error: toPlexusError(error), agent: components.nodeId });
+      });
+    }
+  };
+
+  return {
+    active,
+    byKey: (key) => keys.get(key),
+    reserve(job) {
+      active.set(job.id, job);
+      keys.set(job.key, job);
+    },
+    enqueue(job) {
+      const timeout = (): void => {
+        const error = new PlexusError(
+          'TIMEOUT',
+          `job ${job.id} (${job.request.verb}) did not finish within its ${job.timeoutMs} ms deadline`,
+          { details: { job: job.id, timeoutMs: job.timeoutMs } },
+        );
+        jobAbort(job).abort(error);
+        finish(job, { state: 'FAILED', error, agent: components.nodeId });
+      };
+      job.timer = setTimeout(timeout, Math.max(0, job.deadlineAt - now()));
+      job.timer.unref();
+      queue.push(job);
+      pump();
+    },
+    abandon(job, error) {
+      job.markAccepted(false);
+      job.markWritten(false);
+      forget(job);
+      job.settle({ state: 'FAILED', error, agent: components.nodeId });
+    },
+    cancel(id, reason) {
+      const job = active.get(id);
+      if (job === undefined) return false;
+      const error = new PlexusError('CANCELLED', `job ${id} was cancelled: ${reason}`, {
+        details: { job: id },
+      });
+      jobAbort(job).abort(error);
+      finish(job, { state: 'CANCELED', error, agent: components.nodeId });
+      return true;
+    },
+    release(id, reason) {
+      const job = active.get(id);
+      if (job === undefined || !job.accepted) return false;
+      job.released = true;
+      const error = new PlexusError(
+        'UNAVAILABLE',
+        `job ${id} was left unfinished: ${reason}; it is run again when the node next starts`,
+        { details: { job: id } },
+      );
+      jobAbort(job).abort(error);
+      finish(job, { state: 'FAILED', error, agent: components.nodeId });
+      return true;
+    },
+    persist: (job) => persist(job),
+    dispatching(on) {
+      dispatchOn = on;
+      if (on) pump();
+    },
+    idle() {
+      if (active.size === 0) return Promise.resolve();
+      return new Promise((resolve) => idleWaiters.add(resolve));
+    },
+    emit,
+  };
+}

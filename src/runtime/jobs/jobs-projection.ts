@@ -1,0 +1,325 @@
+/**
+ * Jobs as a projection of the log (D8, D9): folding the `job.*` events gives every job's
+ * core `Job` record — state, timing (from the events' times), attempts, outputs, error —
+ * plus what the runtime needs to answer and recover it.
+ */
+import type { Envelope } from '../../core/envelope.js';
+import { PlexusError, type ErrorData } from '../../core/errors.js';
+import type { JsonValue } from '../../core/json.js';
+import type { Event } from '../../core/records/event.js';
+import { compareDateTimes, isDateTime } from '../../core/records/datetime.js';
+import { canTransition, isTerminalJobState, type Job, type JobState } from '../../core/records/job.js';
+import type { EventLog, SignalOptions } from '../../store/event-log.js';
+import type { Projection } from '../../store/projection.js';
+import type { InvocationMode } from '../context.js';
+import {
+  RUNTIME_EVENTS,
+  type JobCompletedData,
+  type JobErrorData,
+  type JobStartedData,
+  type JobSubmittedData,
+  type RouteKind,
+} from '../events.js';
+
+/** One job as the runtime keeps it. */
+export interface JobEntry {
+  /** The core record. */
+  readonly job: Job;
+  readonly mode: InvocationMode;
+  /** The address the request named. */
+  readonly to: string;
+  readonly timeoutMs: number;
+  /** The scoped idempotency key. */
+  readonly key: string;
+  readonly face: string;
+  readonly principal?: string;
+  /** `seq` of `job.submitted`. */
+  readonly firstSeq: number;
+  /** `seq` of the job's latest event. */
+  readonly lastSeq: number;
+  readonly route?: RouteKind;
+  readonly agents?: readonly string[];
+  /** The request; kept only while the job is not finished (recovery runs it again). */
+  readonly request?: Envelope;
+}
+
+/** The jobs state: job id → entry. */
+export type JobsState = Map<string, JobEntry>;
+
+/** The name of the jobs projection. */
+export const JOBS_PROJECTION_NAME = 'runtime.jobs';
+
+/**
+ * How many finished jobs the jobs projection keeps in memory by default: the most recently
+ * finished ones. Older finished jobs stay in the log and are read from it on demand
+ * (`Runtime.getJob`, duplicates inside the idempotency window); unfinished jobs are always kept.
+ */
+export const DEFAULT_RETAINED_FINISHED_JOBS = 10_000;
+
+/**
+ * The order in which a state's jobs finished (ids, oldest first, from `head`), kept beside
+ * the state rather than in it so the state stays a plain `Map`. Rebuilt from `lastSeq` when a
+ * state comes from a snapshot: a finished job's last event is its terminal one, so `lastSeq`
+ * order is finish order.
+ */
+interface FinishedOrder {
+  ids: string[];
+  head: number;
+}
+
+const FINISHED = new WeakMap<JobsState, FinishedOrder>();
+
+/** The finish order of `state`, built from it on first use (leaving out `except`, finishing now). */
+function finishedOrder(state: JobsState, except: string): FinishedOrder {
+  let order = FINISHED.get(state);
+  if (order === undefined) {
+    const done = [...state.values()].filter((e) => e.job.id !== except && isTerminalJobState(e.job.state));
+    done.sort((a, b) => a.lastSeq - b.lastSeq);
+    order = { ids: done.map((e) => e.job.id), head: 0 };
+    FINISHED.set(state, order);
+  }
+  return order;
+}
+
+/** Records that `id` finished, then drops the oldest finished jobs beyond `retain`. */
+function retire(state: JobsState, id: string, retain: number): void {
+  const order = finishedOrder(state, id);
+  order.ids.push(id);
+  while (order.ids.length - order.head > retain) {
+    const oldest = order.ids[order.head++];
+    if (oldest !== undefined) state.delete(oldest);
+  }
+  if (order.head > 1024 && order.head * 2 > order.ids.length) {
+    order.ids = order.ids.slice(order.head);
+    order.head = 0;
+  }
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** `Date#toISOString` output: UTC, milliseconds, fixed width. */
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/**
+ * The time a job event's data claims (`at`), kept between `lo` and `hi` (the event's own
+ * time), so timing stays ordered whatever the clocks say. Without a valid `at`: `hi`.
+ */
+function claimed(at: unknown, lo: string, hi: string): string {
+  if (typeof at === 'string' && ISO_MS.test(at) && ISO_MS.test(lo) && ISO_MS.test(hi)) {
+    return at < lo ? lo : at > hi ? hi : at; // same fixed format: text order is time order
+  }
+  if (!isDateTime(at)) return hi;
+  if (compareDateTimes(at, lo) < 0) return lo;
+  return compareDateTimes(at, hi) > 0 ? hi : at;
+}
+
+function submitted(state: JobsState, event: Event): JobsState {
+  const d = event.data as unknown as JobSubmittedData;
+  if (typeof d.id !== 'string' || state.has(d.id)) return state;
+  const job: Mutable<Job> = {
+    id: d.id,
+    verb: d.verb,
+    caller: d.caller,
+    payloadHash: d.payloadHash,
+    state: 'SUBMITTED',
+    timing: {
+      createdAt: claimed(d.at, d.at ?? event.time, event.time),
+      updatedAt: event.time,
+      deadline: d.deadline,
+    },
+    artifacts: [],
+    attempts: 0,
+    correlationId: d.correlationId,
+  };
+  if (d.idempotencyKey !== undefined) job.idempotencyKey = d.idempotencyKey;
+  if (d.tenantId !== undefined) job.tenantId = d.tenantId;
+  const entry: Mutable<JobEntry> = {
+    job,
+    mode: d.mode,
+    to: d.to,
+    timeoutMs: d.timeoutMs,
+    key: d.key,
+    face: d.face,
+    firstSeq: event.seq,
+    lastSeq: event.seq,
+    request: d.request,
+  };
+  if (d.principal !== undefined) entry.principal = d.principal;
+  state.set(d.id, entry);
+  return state;
+}
+
+/**
+ * The entry after a move to `to`: built field by field (no `delete`, no second spread), so
+ * entries keep one fast shape; a finished job drops its request.
+ */
+function moved(
+  entry: JobEntry,
+  event: Event,
+  to: JobState,
+  patch: Partial<Mutable<Job>>,
+  started?: JobStartedData,
+): JobEntry {
+  const timing = { ...entry.job.timing, updatedAt: event.time };
+  if (to === 'WORKING' && timing.startedAt === undefined) {
+    timing.startedAt = claimed((event.data as { at?: unknown } | null)?.at, timing.createdAt, event.time);
+  }
+  const terminal = isTerminalJobState(to);
+  if (terminal) timing.finishedAt = event.time;
+  const next: Mutable<JobEntry> = {
+    job: { ...entry.job, ...patch, state: to, timing },
+    mode: entry.mode,
+    to: entry.to,
+    timeoutMs: entry.timeoutMs,
+    key: entry.key,
+    face: entry.face,
+    firstSeq: entry.firstSeq,
+    lastSeq: event.seq,
+  };
+  if (entry.principal !== undefined) next.principal = entry.principal;
+  const route = started === undefined ? entry.route : started.route;
+  const agents = started === undefined ? entry.agents : started.agents;
+  if (route !== undefined) next.route = route;
+  if (agents !== undefined) next.agents = agents;
+  if (!terminal && entry.request !== undefined) next.request = entry.request;
+  return next;
+}
+
+/**
+ * Applies one job event. Events that do not fit (an unknown job, a transition that
+ * `JOB_TRANSITIONS` forbids) are skipped, so a rebuild never stops on them. Keeps every job
+ * (no retention limit); the projection's `apply` adds the limit.
+ */
+export function applyJobEvent(state: JobsState, event: Event): JobsState {
+  return applyWithRetention(state, event, Infinity);
+}
+
+function applyWithRetention(state: JobsState, event: Event, retain: number): JobsState {
+  if (event.type === RUNTIME_EVENTS.jobSubmitted) return submitted(state, event);
+  const id = (event.data as { id?: unknown } | null)?.id;
+  if (typeof id !== 'string') return state;
+  const entry = state.get(id);
+  if (entry === undefined) return state;
+  const from = entry.job.state;
+  const go = (to: JobState, patch: Partial<Mutable<Job>>, started?: JobStartedData): JobsState => {
+    if (!canTransition(from, to)) return state;
+    state.set(id, moved(entry, event, to, patch, started));
+    if (retain !== Infinity && isTerminalJobState(to)) retire(state, id, retain);
+    return state;
+  };
+  switch (event.type) {
+    case RUNTIME_EVENTS.jobStarted: {
+      const d = event.data as unknown as JobStartedData;
+      return go('WORKING', { attempts: entry.job.attempts + 1 }, d);
+    }
+    case RUNTIME_EVENTS.jobRetried: {
+      if (from !== 'WORKING') return state;
+      const d = event.data as unknown as JobStartedData;
+      state.set(id, moved(entry, event, 'WORKING', { attempts: entry.job.attempts + 1 }, d));
+      return state;
+    }
+    case RUNTIME_EVENTS.jobProgress: {
+      if (isTerminalJobState(from)) return state;
+      state.set(id, {
+        ...entry,
+        job: { ...entry.job, timing: { ...entry.job.timing, updatedAt: event.time } },
+        lastSeq: event.seq,
+      });
+      return state;
+    }
+    case RUNTIME_EVENTS.jobCompleted:
+      return go('COMPLETED', { outputs: (event.data as unknown as JobCompletedData).outputs });
+    case RUNTIME_EVENTS.jobFailed:
+      return go('FAILED', { error: errorOf(event) });
+    case RUNTIME_EVENTS.jobCanceled:
+      return go('CANCELED', { error: errorOf(event) });
+    case RUNTIME_EVENTS.jobRejected:
+      return go('REJECTED', { error: errorOf(event) });
+    default:
+      return state;
+  }
+}
+
+function errorOf(event: Event): ErrorData {
+  return (event.data as unknown as JobErrorData).error;
+}
+
+/** Options of {@link jobsProjectionWith}. */
+export interface JobsProjectionInit {
+  /**
+   * Finished jobs kept in the state: the most recently finished ones (finish order is the
+   * order of their terminal events, so every rebuild keeps the same ones). `Infinity` keeps
+   * every job.
+   * @default DEFAULT_RETAINED_FINISHED_JOBS (10000)
+   */
+  readonly retainFinishedJobs?: number;
+}
+
+/**
+ * The jobs projection with a retention limit for finished jobs.
+ *
+ * @throws PlexusError `INVALID_PARAMS` unless `retainFinishedJobs` is a whole number ≥ 1 or `Infinity`.
+ */
+export function jobsProjectionWith(init: JobsProjectionInit = {}): Projection<JobsState> {
+  const retain = init.retainFinishedJobs ?? DEFAULT_RETAINED_FINISHED_JOBS;
+  if (retain !== Infinity && (!Number.isSafeInteger(retain) || retain < 1)) {
+    throw new PlexusError(
+      'INVALID_PARAMS',
+      `retainFinishedJobs must be a whole number ≥ 1 (or Infinity), got ${String(retain)}`,
+    );
+  }
+  return {
+    name: JOBS_PROJECTION_NAME,
+    // Version 2: finished jobs beyond the limit are dropped (version 1 kept all of them).
+    version: 2,
+    filter: { typePrefix: 'job.' },
+    initial: () => new Map(),
+    apply: (state, event) => applyWithRetention(state, event, retain),
+    toJson(state) {
+      return { jobs: Object.fromEntries([...state].map(([id, e]) => [id, e as unknown as JsonValue])) };
+    },
+    fromJson(json) {
+      const jobs = (json as { jobs?: Record<string, JobEntry> } | null)?.jobs ?? {};
+      return new Map(Object.entries(jobs));
+    },
+  };
+}
+
+/**
+ * The jobs projection: every unfinished job and the {@link DEFAULT_RETAINED_FINISHED_JOBS}
+ * most recently finished ones.
+ */
+export const jobsProjection: Projection<JobsState> = jobsProjectionWith();
+
+/** Events per read while a job is rebuilt from the log. */
+const JOB_READ_PAGE = 1000;
+
+/**
+ * Rebuilds one job's entry from its own events in the log (found by their causation, the job
+ * id): how a finished job the projection no longer keeps is read. `undefined` when the log has
+ * no such job.
+ *
+ * @throws PlexusError from the log's reads.
+ */
+export async function jobEntryFromLog(
+  log: EventLog,
+  id: string,
+  options: SignalOptions = {},
+): Promise<JobEntry | undefined> {
+  const state: JobsState = new Map();
+  let after = 0;
+  for (;;) {
+    const events = await log.read({
+      afterSeq: after,
+      causation: id,
+      typePrefix: 'job.',
+      limit: JOB_READ_PAGE,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    for (const event of events) applyJobEvent(state, event);
+    const last = events[events.length - 1];
+    if (last === undefined || events.length < JOB_READ_PAGE) break;
+    after = last.seq;
+  }
+  return state.get(id);
+}

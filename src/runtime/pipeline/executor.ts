@@ -1,0 +1,351 @@
+/**
+ * Pipeline step `execute`: running one job on the agent(s) the router chose — a local
+ * handler under supervision, or a remote agent through the `RemoteInvoker` — raced against
+ * the job's signal (deadline, cancellation, node stop).
+ *
+ * A handler that throws a PlexusError fails its job with that error. Anything else thrown
+ * (or a stray rejection from inside the handler) is a crash: the job fails `INTERNAL` and
+ * the agent's supervisor re-creates the instance. A handler that hangs is left behind when
+ * the signal aborts; its job fails `TIMEOUT` (or is `CANCELED`) on time.
+ */
+import type { Envelope } from '../../core/envelope.js';
+import { PlexusError, toPlexusError, type ErrorData } from '../../core/errors.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.js';
+import type { AgentCard } from '../../core/records/agent-card.js';
+import { summarizeProblems, problemsDetails, type SchemaValidator } from '../../core/schema-validator.js';
+import { assertRecordable } from '../../core/recordable.js';
+import { runContained } from '../supervision/containment.js';
+import { callerOutputProblems } from './output-problems.js';
+import type { HandlerContext, Principal } from '../context.js';
+import { asError } from '../jobs/deadline.js';
+import { abortErrorOf, raceAbortSource, signalSource, type AbortSource } from '../jobs/lazy-abort.js';
+import type { Observer } from '../observer.js';
+import type { RemoteInvoker } from '../routing/remote.js';
+import { isFallbackAnswer } from '../routing/fallback-answers.js';
+import type { Candidate } from '../routing/router.js';
+import type { EffectRunner } from '../effects/effect-runner.js';
+import { createEffectScope, type EffectScope } from '../effects/effect-scope.js';
+import type { AgentSupervisor, CrashOrigin } from '../supervision/supervisor.js';
+
+/** The job as the executor sees it. */
+export interface ExecutedJob {
+  readonly id: string;
+  readonly request: Envelope;
+  readonly principal: Principal | undefined;
+  /** Unix ms. */
+  readonly deadlineAt: number;
+  readonly attempt: number;
+  /** Reports progress of the running job. */
+  progress(data: JsonValue): void;
+}
+
+/** What the executor needs from the runtime. */
+export interface ExecutorComponents {
+  readonly supervisors: ReadonlyMap<string, AgentSupervisor>;
+  readonly remote: RemoteInvoker | undefined;
+  /** Running remote calls per remote agent id (the router's load for remote agents). */
+  readonly remoteLoad: Map<string, number>;
+  readonly observer: Observer;
+  readonly validator: SchemaValidator;
+  /** Check outputs against the capability's output schema. */
+  readonly validateOutput: boolean;
+  /** Runs local legs between their verb's declared effects (docs/effects.md). @default none */
+  readonly effects?: EffectRunner;
+}
+
+/** The result of one agent's part of a job. */
+export type LegResult =
+  | { readonly agent: string; readonly ok: true; readonly data: JsonValue }
+  | { readonly agent: string; readonly ok: false; readonly error: PlexusError };
+
+function checkOutput(components: ExecutorComponents, candidate: Candidate, value: unknown): JsonValue {
+  const output = value === undefined ? null : value;
+  try {
+    // What the log can record (lone surrogates too): an output it refuses would lose the job's events.
+    assertRecordable(output);
+  } catch (cause) {
+    throw new PlexusError(
+      'INTERNAL',
+      `agent ${candidate.card.id} returned a value for ${candidate.capability.verb} that is not JSON: ${toPlexusError(cause).message}`,
+      { cause },
+    );
+  }
+  if (components.validateOutput) {
+    const found = components.validator.validate(candidate.capability.output, output);
+    if (found.length > 0) {
+      const problems = callerOutputProblems(output as JsonValue, found); // no internal names
+      throw new PlexusError(
+        'INTERNAL',
+        `agent ${candidate.card.id} returned an output for ${candidate.capability.verb} that does not match its declared output schema: ${summarizeProblems(problems)}`,
+        { details: problemsDetails(problems) },
+      );
+    }
+  }
+  return output as JsonValue;
+}
+
+/** A thrown value's stack trace for the node's log (its text when it has none), at most 8 KB. */
+function stackOf(thrown: unknown): string {
+  const text =
+    thrown instanceof Error ? (thrown.stack ?? `${thrown.name}: ${thrown.message}`) : String(thrown);
+  return text.slice(0, 8192);
+}
+
+/** The job a failure happened in, for the supervision events (made only on a failure). */
+function originOf(job: ExecutedJob): CrashOrigin {
+  return {
+    job: job.id,
+    ...(job.request.traceparent === undefined ? {} : { traceparent: job.request.traceparent }),
+  };
+}
+
+async function runLocal(
+  components: ExecutorComponents,
+  job: ExecutedJob,
+  candidate: Candidate,
+  abort: AbortSource,
+  effects?: EffectScope,
+): Promise<LegResult> {
+  const agent = candidate.card.id;
+  const supervisor = components.supervisors.get(agent);
+  if (supervisor === undefined) {
+    return {
+      agent,
+      ok: false,
+      error: new PlexusError('UNAVAILABLE', `agent ${agent} is registered but has no handler on this node`),
+    };
+  }
+  let lease;
+  try {
+    lease = supervisor.ready() ?? (await raceAbortSource(supervisor.acquire(), abort, `job ${job.id}`));
+  } catch (error) {
+    return { agent, ok: false, error: toPlexusError(error) };
+  }
+  const verb = candidate.capability.verb;
+  const handler = lease.handlers[verb];
+  const scope =
+    effects ??
+    createEffectScope({
+      verb,
+      agentId: agent,
+      declared: {},
+      envelope: job.request,
+      principal: job.principal,
+      signal: () => abort.signal,
+    });
+  let joined: AbortSignal | undefined;
+  const context: HandlerContext = {
+    // read lazily: most handlers never look at their signal, so it is not made for them
+    get signal(): AbortSignal {
+      // a supervision tree may stop the instance under the job: its signal aborts too
+      if (lease.signal === undefined) return abort.signal;
+      return (joined ??= AbortSignal.any([abort.signal, lease.signal]));
+    },
+    jobId: job.id,
+    envelope: job.request,
+    agentId: agent,
+    caller: job.request.from,
+    ...(job.principal === undefined ? {} : { principal: job.principal }),
+    deadline: job.deadlineAt,
+    attempt: job.attempt,
+    progress: (data) => {
+      job.progress(data);
+    },
+    // what the verb declared it reads and emits (without an effect runner: nothing)
+    read: scope.read,
+    emit: scope.emit,
+  };
+  const onRejection = (reason: unknown): void => {
+    components.observer.event('runtime.contained_rejection', {
+      agent,
+      job: job.id,
+      reason: toPlexusError(reason).message.slice(0, 200),
+      stack: stackOf(reason),
+    });
+    supervisor.crashed(lease, reason, originOf(job));
+  };
+  supervisor.track(1);
+  try {
+    const work = runContained({ agentId: agent, jobId: job.id, onRejection }, () => {
+      try {
+        if (handler === undefined)
+          throw new PlexusError('INTERNAL', `agent ${agent} has no handler for ${verb}`);
+        return Promise.resolve(handler(job.request.data, context));
+      } catch (error) {
+        return Promise.reject(asError(error));
+      }
+    });
+    const value = await raceAbortSource(
+      lease.stopped === undefined ? work : Promise.race([work, lease.stopped]),
+      abort,
+      `job ${job.id}`,
+    );
+    return { agent, ok: true, data: checkOutput(components, candidate, value) };
+  } catch (error) {
+    if (abort.aborted) {
+      const aborted = abortErrorOf(abort, `job ${job.id}`);
+      // still running at the deadline (not a handler's own error): a hang, for a supervision tree
+      if (aborted.code === 'TIMEOUT' && error instanceof PlexusError && error.code === 'TIMEOUT')
+        supervisor.hung(
+          lease,
+          new PlexusError(
+            'TIMEOUT',
+            `the handler of ${verb} was still running at the deadline of job ${job.id}`,
+          ),
+          originOf(job),
+        );
+      return { agent, ok: false, error: aborted };
+    }
+    if (error instanceof PlexusError) return { agent, ok: false, error };
+    supervisor.crashed(lease, error, originOf(job));
+    // the stack goes to the node's log (through the observer), never to the caller
+    components.observer.event('runtime.handler_crashed', {
+      agent,
+      verb,
+      job: job.id,
+      reason: toPlexusError(error).message.slice(0, 200),
+      stack: stackOf(error),
+    });
+    return {
+      agent,
+      ok: false,
+      error: new PlexusError(
+        'INTERNAL',
+        `the handler of ${verb} on agent ${agent} crashed: ${toPlexusError(error).message}`,
+        { cause: error },
+      ),
+    };
+  } finally {
+    supervisor.track(-1);
+  }
+}
+
+function remoteError(card: AgentCard, data: JsonValue): PlexusError {
+  if (isJsonObject(data) && typeof data['code'] === 'string' && typeof data['message'] === 'string') {
+    return PlexusError.fromData({
+      code: data['code'] as ErrorData['code'],
+      message: data['message'],
+      retryable: data['retryable'] === true,
+      ...(isJsonObject(data['details']) ? { details: data['details'] } : {}),
+    });
+  }
+  return new PlexusError(
+    'INTERNAL',
+    `remote agent ${card.id} answered with an error without code and message`,
+  );
+}
+
+async function runRemote(
+  components: ExecutorComponents,
+  job: ExecutedJob,
+  candidate: Candidate,
+  abort: AbortSource,
+): Promise<LegResult> {
+  const { card } = candidate;
+  const agent = card.id;
+  if (components.remote === undefined) {
+    return {
+      agent,
+      ok: false,
+      error: new PlexusError(
+        'PEER_UNAVAILABLE',
+        `agent ${agent} is on another node and no transport is configured to reach it`,
+      ),
+    };
+  }
+  // The transport signs what it forwards with the node's key; the caller's block is not reused.
+  const forwarded: { -readonly [K in keyof Envelope]: Envelope[K] } = { ...job.request, to: agent };
+  delete forwarded.signature;
+  components.remoteLoad.set(agent, (components.remoteLoad.get(agent) ?? 0) + 1);
+  try {
+    const answer = await raceAbortSource(
+      components.remote.invoke(card, forwarded, abort.signal, {
+        jobId: job.id,
+        ...(job.principal === undefined ? {} : { principal: job.principal }),
+      }),
+      abort,
+      `job ${job.id}`,
+    );
+    if (answer.kind === 'response') {
+      // A fallback answer (stale from the cache, or a queued receipt) wraps the output: not checked.
+      if (isFallbackAnswer(answer)) return { agent, ok: true, data: answer.data };
+      return { agent, ok: true, data: checkOutput(components, candidate, answer.data) };
+    }
+    if (answer.kind === 'error') return { agent, ok: false, error: remoteError(card, answer.data) };
+    return {
+      agent,
+      ok: false,
+      error: new PlexusError(
+        'INTERNAL',
+        `remote agent ${agent} answered with an envelope of kind ${answer.kind}`,
+      ),
+    };
+  } catch (error) {
+    if (abort.aborted) return { agent, ok: false, error: abortErrorOf(abort, `job ${job.id}`) };
+    if (error instanceof PlexusError) return { agent, ok: false, error };
+    return {
+      agent,
+      ok: false,
+      error: new PlexusError(
+        'PEER_UNAVAILABLE',
+        `forwarding to agent ${agent} failed: ${toPlexusError(error).message}`,
+        {
+          cause: error,
+        },
+      ),
+    };
+  } finally {
+    const left = (components.remoteLoad.get(agent) ?? 1) - 1;
+    if (left <= 0) components.remoteLoad.delete(agent);
+    else components.remoteLoad.set(agent, left);
+  }
+}
+
+/** Runs the job on one agent (local or remote). Never rejects. */
+export function runLeg(
+  components: ExecutorComponents,
+  job: ExecutedJob,
+  candidate: Candidate,
+  signal: AbortSignal,
+): Promise<LegResult> {
+  return runLegWith(components, job, candidate, signalSource(signal));
+}
+
+/** {@link runLeg} raced against an {@link AbortSource} (the engine's lazy job abort). Never rejects. */
+export function runLegWith(
+  components: ExecutorComponents,
+  job: ExecutedJob,
+  candidate: Candidate,
+  abort: AbortSource,
+): Promise<LegResult> {
+  if (candidate.card.origin === 'remote') return runRemote(components, job, candidate, abort);
+  const { effects } = components;
+  if (effects === undefined) return runLocal(components, job, candidate, abort);
+  return effects.run(
+    {
+      jobId: job.id,
+      attempt: job.attempt,
+      agentId: candidate.card.id,
+      verb: candidate.capability.verb,
+      envelope: job.request,
+      principal: job.principal,
+      signal: () => abort.signal,
+    },
+    (scope) => runLocal(components, job, candidate, abort, scope),
+  );
+}
+
+/**
+ * The answer of a broadcast: `{results: [...]}`, one entry per agent sorted by id —
+ * `{agent, ok: true, data}` or `{agent, ok: false, error: ErrorData}`.
+ */
+export function broadcastOutputs(results: readonly LegResult[]): JsonObject {
+  const sorted = [...results].sort((a, b) => (a.agent < b.agent ? -1 : a.agent > b.agent ? 1 : 0));
+  return {
+    results: sorted.map((r) =>
+      r.ok
+        ? { agent: r.agent, ok: true, data: r.data }
+        : { agent: r.agent, ok: false, error: r.error.toData() as unknown as JsonValue },
+    ),
+  };
+}

@@ -1,0 +1,171 @@
+/**
+ * Idempotency (D5): the key of a request, and the projection of the log that remembers
+ * which job answered each key and until when.
+ *
+ * - The key is the caller's explicit key (context `idempotencyKey`, or the ESRP
+ *   `_x_esrp_idempotency_key` extension), else the payload hash: the face's (ESRP
+ *   `payload_hash`) or, for faces without one, SHA-256 of the RFC 8785 text of
+ *   `{to, verb, data}`.
+ * - Keys are scoped by tenant: `<tenant>|<key>` (no tenant: `|<key>`).
+ * - A key answers duplicates for `max(window, timeout)` ms from submission. A job that ends
+ *   CANCELED, or FAILED with a retryable error, releases its key: a retry runs again.
+ */
+import { canonicalizeJcs } from '../../core/canonical/jcs.js';
+import type { Envelope } from '../../core/envelope.js';
+import { PlexusError } from '../../core/errors.js';
+import { isSha256Hex, sha256Hex } from '../../core/hash.js';
+import type { JsonValue } from '../../core/json.js';
+import type { Event } from '../../core/records/event.js';
+import type { Projection } from '../../store/projection.js';
+import { ESRP_EXTENSIONS } from '../../wire/esrp/extensions.js';
+import type { InvocationContext } from '../context.js';
+import { RUNTIME_EVENTS, type JobErrorData, type JobSubmittedData } from '../events.js';
+
+/** The idempotency identity of one request. */
+export interface IdempotencyIdentity {
+  /** SHA-256 hex of the payload (the face's payload hash, or of `{to, verb, data}`). */
+  readonly payloadHash: string;
+  /** The key as the caller gave it, when explicit. */
+  readonly explicitKey?: string;
+  /** The scoped key: `<tenant>|<key>`. */
+  readonly key: string;
+}
+
+/** The longest explicit idempotency key accepted, in characters. */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 256;
+
+/**
+ * Computes the idempotency identity of a request.
+ *
+ * @throws PlexusError `INVALID_PARAMS` when the context's payload hash is not 64 lower-case
+ *   hex or an explicit key is empty or longer than 256 characters.
+ */
+export function idempotencyIdentity(envelope: Envelope, context: InvocationContext): IdempotencyIdentity {
+  let payloadHash = context.payloadHash;
+  if (payloadHash !== undefined && !isSha256Hex(payloadHash)) {
+    throw new PlexusError(
+      'INVALID_PARAMS',
+      'the payload hash must be 64 lower-case hex characters (SHA-256)',
+      {
+        details: { pointer: '/payload_hash' },
+      },
+    );
+  }
+  payloadHash ??= sha256Hex(canonicalizeJcs({ data: envelope.data, to: envelope.to, verb: envelope.verb }));
+  const fromExtension = envelope.extensions?.[ESRP_EXTENSIONS.idempotencyKey];
+  const explicitKey =
+    context.idempotencyKey ?? (typeof fromExtension === 'string' ? fromExtension : undefined);
+  if (
+    explicitKey !== undefined &&
+    (explicitKey.length === 0 || explicitKey.length > MAX_IDEMPOTENCY_KEY_LENGTH)
+  ) {
+    throw new PlexusError(
+      'INVALID_PARAMS',
+      `an idempotency key must have 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`,
+      { details: { pointer: '/idempotency_key' } },
+    );
+  }
+  const window = context.idempotencyWindowMs;
+  if (window !== undefined && (!Number.isSafeInteger(window) || window < 0)) {
+    throw new PlexusError(
+      'INVALID_PARAMS',
+      `the idempotency window must be a whole number of milliseconds ≥ 0, got ${String(window)}`,
+      { details: { pointer: '/idempotency_window_ms' } },
+    );
+  }
+  const key = `${envelope.tenantId ?? ''}|${explicitKey ?? payloadHash}`;
+  return explicitKey === undefined ? { payloadHash, key } : { payloadHash, explicitKey, key };
+}
+
+/** What the idempotency projection remembers about one key. */
+export interface IdempotencyEntry {
+  /** The job that answers the key. */
+  readonly jobId: string;
+  /** The payload hash of that job (a reused key with another payload is a conflict). */
+  readonly payloadHash: string;
+  /** Unix ms after which the key no longer answers. */
+  readonly expiresAt: number;
+}
+
+/** The idempotency state: scoped key → entry, and live job id → scoped key. */
+export interface IdempotencyState {
+  readonly keys: Map<string, IdempotencyEntry>;
+  readonly live: Map<string, string>;
+}
+
+/** The name of the idempotency projection. */
+export const IDEMPOTENCY_PROJECTION_NAME = 'runtime.idempotency';
+
+/** True when a job that ended this way frees its key for a retry (cancelled, or a retryable failure). */
+export function releasesKey(type: string, data: JsonValue): boolean {
+  if (type === RUNTIME_EVENTS.jobCanceled) return true;
+  if (type !== RUNTIME_EVENTS.jobFailed) return false;
+  return (data as unknown as Partial<JobErrorData>).error?.retryable === true;
+}
+
+/** Drops expired keys from the front (insertion order), judged by the event's time. */
+function prune(state: IdempotencyState, now: number): void {
+  for (const [key, entry] of state.keys) {
+    if (entry.expiresAt > now) return;
+    if (state.live.get(entry.jobId) === key) return; // a live job keeps its key
+    state.keys.delete(key);
+  }
+}
+
+/** Applies one job event to the idempotency state (deterministic: it uses the event's time). */
+export function applyIdempotencyEvent(state: IdempotencyState, event: Event): IdempotencyState {
+  if (event.type === RUNTIME_EVENTS.jobSubmitted) {
+    const time = Date.parse(event.time);
+    const d = event.data as unknown as JobSubmittedData;
+    if (typeof d.key !== 'string' || typeof d.id !== 'string') return state;
+    prune(state, time);
+    state.keys.delete(d.key); // re-insert at the end: insertion order ≈ expiry order
+    state.keys.set(d.key, { jobId: d.id, payloadHash: d.payloadHash, expiresAt: time + d.windowMs });
+    state.live.set(d.id, d.key);
+    return state;
+  }
+  const id = (event.data as { id?: unknown } | null)?.id;
+  if (typeof id !== 'string') return state;
+  const key = state.live.get(id);
+  if (key === undefined) return state;
+  const terminal =
+    event.type === RUNTIME_EVENTS.jobCompleted ||
+    event.type === RUNTIME_EVENTS.jobFailed ||
+    event.type === RUNTIME_EVENTS.jobCanceled ||
+    event.type === RUNTIME_EVENTS.jobRejected;
+  if (!terminal) return state;
+  state.live.delete(id);
+  if (releasesKey(event.type, event.data) && state.keys.get(key)?.jobId === id) state.keys.delete(key);
+  return state;
+}
+
+/** The idempotency projection. */
+export const idempotencyProjection: Projection<IdempotencyState> = {
+  name: IDEMPOTENCY_PROJECTION_NAME,
+  version: 1,
+  filter: {
+    type: [
+      RUNTIME_EVENTS.jobSubmitted,
+      RUNTIME_EVENTS.jobCompleted,
+      RUNTIME_EVENTS.jobFailed,
+      RUNTIME_EVENTS.jobCanceled,
+      RUNTIME_EVENTS.jobRejected,
+    ],
+  },
+  initial: () => ({ keys: new Map(), live: new Map() }),
+  apply: applyIdempotencyEvent,
+  toJson(state) {
+    // Keys as a list, so their insertion order (which pruning follows) survives snapshots.
+    return {
+      keys: [...state.keys].map(([k, e]) => [
+        k,
+        { jobId: e.jobId, payloadHash: e.payloadHash, expiresAt: e.expiresAt },
+      ]),
+      live: Object.fromEntries(state.live),
+    };
+  },
+  fromJson(json) {
+    const j = json as { keys?: [string, IdempotencyEntry][]; live?: Record<string, string> } | null;
+    return { keys: new Map(j?.keys ?? []), live: new Map(Object.entries(j?.live ?? {})) };
+  },
+};

@@ -1,0 +1,221 @@
+/**
+ * The router (Nova26 Req. 4): which agents a request can go to, and which one it goes to.
+ *
+ * - `to` = an agent id: that agent (`NOT_FOUND` when unknown, `UNKNOWN_VERB` when it does
+ *   not offer the verb);
+ * - `to` = `broadcast`: every agent offering the verb;
+ * - `to` = `capability:<verb>`: the first match — the available candidate with the fewest
+ *   running jobs, ties broken by agent id (code-unit order), so the choice is deterministic.
+ *
+ * Local and remote cards are candidates alike; a remote one is reached through the
+ * `RemoteInvoker`.
+ *
+ * An envelope that names a target (seed 002 §6.1, extension `_x_agentese_target`) is resolved
+ * from it instead of `to`: `local://<agent>` (a local agent), `http(s)://peer[/agent]` (a
+ * configured peer's agents offering the verb — or, while the peer has announced none, a
+ * placeholder card that forwards to it), `p2p://` and `mcp://` (`UNAVAILABLE`: no such
+ * transport yet); any other scheme is `INVALID_PARAMS` (see `routing/target.ts`).
+ */
+import { BROADCAST, type Envelope } from '../../core/envelope.js';
+import { PlexusError } from '../../core/errors.js';
+import { findCapability, type AgentCapability, type AgentCard } from '../../core/records/agent-card.js';
+import {
+  capabilitySelector,
+  parseCapabilitySelector,
+  stripVerbVersion,
+  verbNameProblem,
+} from '../../core/verb-name.js';
+import { compareIds, type Registry } from '../agents/registry.js';
+import type { TargetRoutes } from './remote.js';
+import { REMOTE_PEER_EXTENSION, pendingTransportError, targetOf, type RouteTarget } from './target.js';
+
+/** How the request addressed its target. */
+export type TargetKind = 'agent' | 'broadcast' | 'capability';
+
+/** One agent a request can go to. */
+export interface Candidate {
+  readonly card: AgentCard;
+  /** The capability of the card that serves the verb (its schemas). */
+  readonly capability: AgentCapability;
+}
+
+/** The agents a request can go to, sorted by id. */
+export interface Resolution {
+  readonly kind: TargetKind;
+  readonly verb: string;
+  readonly candidates: readonly Candidate[];
+}
+
+function unknownVerb(verb: string, extra = ''): PlexusError {
+  const problem = verbNameProblem(verb);
+  return new PlexusError(
+    'UNKNOWN_VERB',
+    `no agent here offers the verb ${JSON.stringify(verb)}${problem === undefined ? '' : ` (${problem})`}${extra}`,
+    { details: { verb } },
+  );
+}
+
+function candidatesOf(cards: readonly AgentCard[], verb: string): Candidate[] {
+  return cards.flatMap((card) => {
+    const capability = findCapability(card, verb);
+    return capability === undefined ? [] : [{ card, capability }];
+  });
+}
+
+/** A card standing for an agent of a peer that has not announced it (yet): it forwards there. */
+function placeholderCard(peer: string, id: string, verb: string): Candidate {
+  const capability: AgentCapability = { verb, input: {}, output: {} };
+  const card: AgentCard = {
+    id,
+    name: id,
+    version: '0',
+    tier: 'L3',
+    capabilities: [capability],
+    origin: 'remote',
+    extensions: { [REMOTE_PEER_EXTENSION]: peer },
+  };
+  return { card, capability };
+}
+
+function resolveTarget(
+  registry: Registry,
+  envelope: Envelope,
+  target: RouteTarget,
+  routes: TargetRoutes | undefined,
+): Resolution {
+  const { verb } = envelope;
+  if (target.scheme === 'local') {
+    if (target.agent === undefined) {
+      const candidates = candidatesOf(
+        registry.byCapability(verb).filter((card) => card.origin !== 'remote'),
+        verb,
+      );
+      if (candidates.length === 0) throw unknownVerb(verb, ` (target ${target.text})`);
+      return { kind: 'capability', verb, candidates };
+    }
+    const entry = registry.find(target.agent);
+    if (entry === undefined || entry.card.origin === 'remote') {
+      throw new PlexusError(
+        'NOT_FOUND',
+        `target ${target.text}: no agent with id ${JSON.stringify(target.agent)} is hosted by this node`,
+        { details: { agent: target.agent, target: target.text } },
+      );
+    }
+    const capability = findCapability(entry.card, verb);
+    if (capability === undefined) throw unknownVerb(verb, `: agent ${target.agent} does not offer it`);
+    return { kind: 'agent', verb, candidates: [{ card: entry.card, capability }] };
+  }
+  if (target.scheme === 'p2p' || target.scheme === 'mcp') throw pendingTransportError(target);
+  const match = routes?.peerOf(target.url);
+  if (match === undefined) {
+    throw new PlexusError(
+      'FORBIDDEN',
+      `target ${target.text} is not one of this node's configured peers; a node forwards only to the peers listed under "peers" in its configuration`,
+      { details: { pointer: '/target', target: target.text } },
+    );
+  }
+  const owned = registry
+    .list()
+    .filter(
+      (card) =>
+        card.origin === 'remote' &&
+        card.extensions?.[REMOTE_PEER_EXTENSION] === match.peer &&
+        (match.agent === undefined || card.id === match.agent),
+    );
+  const candidates = candidatesOf(owned, verb);
+  if (candidates.length > 0) {
+    return { kind: match.agent === undefined ? 'capability' : 'agent', verb, candidates };
+  }
+  if (match.agent !== undefined && owned.length > 0) {
+    throw unknownVerb(verb, `: agent ${match.agent} of peer ${match.peer} does not offer it`);
+  }
+  const id = match.agent ?? capabilitySelector(verb);
+  return {
+    kind: match.agent === undefined ? 'capability' : 'agent',
+    verb,
+    candidates: [placeholderCard(match.peer, id, verb)],
+  };
+}
+
+/**
+ * Finds the candidates of a request from the registry, or from its target when it names one.
+ *
+ * @param routes how http(s) targets map onto the node's peers (without it they are refused)
+ *   and the check of the envelope's fallback policy.
+ * @throws PlexusError `NOT_FOUND` for an unknown agent id; `UNKNOWN_VERB` when no candidate
+ *   offers the verb; `INVALID_PARAMS` when a capability selector names another verb than
+ *   the envelope's, or for a bad target or fallback policy; `FORBIDDEN` for an http(s)
+ *   target that is not a configured peer; `UNAVAILABLE` for a `p2p://` or `mcp://` target.
+ */
+export function resolveTargets(registry: Registry, envelope: Envelope, routes?: TargetRoutes): Resolution {
+  const { verb, to } = envelope;
+  if (envelope.extensions !== undefined) {
+    routes?.checkPolicy(envelope);
+    const target = targetOf(envelope);
+    if (target !== undefined) return resolveTarget(registry, envelope, target, routes);
+  }
+  if (to === BROADCAST) {
+    const candidates = candidatesOf(registry.byCapability(verb), verb);
+    if (candidates.length === 0) throw unknownVerb(verb);
+    return { kind: 'broadcast', verb, candidates };
+  }
+  const selected = parseCapabilitySelector(to);
+  if (selected !== undefined) {
+    if (stripVerbVersion(selected) !== stripVerbVersion(verb)) {
+      throw new PlexusError(
+        'INVALID_PARAMS',
+        `the address ${JSON.stringify(to)} selects the verb ${selected}, but the request's verb is ${verb}`,
+        { details: { pointer: '/to' } },
+      );
+    }
+    const candidates = candidatesOf(registry.byCapability(selected.includes('@') ? selected : verb), verb);
+    if (candidates.length === 0) throw unknownVerb(verb);
+    return { kind: 'capability', verb, candidates };
+  }
+  const entry = registry.find(to);
+  if (entry === undefined) {
+    throw new PlexusError('NOT_FOUND', `no agent with id ${JSON.stringify(to)} is registered`, {
+      details: { agent: to },
+    });
+  }
+  const capability = findCapability(entry.card, verb);
+  if (capability === undefined) {
+    const offered = entry.card.capabilities.map((c) => c.verb).join(', ') || 'no verbs';
+    throw unknownVerb(verb, `: agent ${to} offers ${offered}`);
+  }
+  return { kind: 'agent', verb, candidates: [{ card: entry.card, capability }] };
+}
+
+/** What the router needs to know about each candidate at dispatch time. */
+export interface RouteState {
+  /** Jobs running on the agent now. */
+  load(card: AgentCard): number;
+  /** `undefined` when the agent can take the job, else why not (a retryable PlexusError). */
+  unavailable(card: AgentCard): PlexusError | undefined;
+}
+
+/**
+ * Picks one candidate: the available one with the fewest running jobs, ties broken by id.
+ *
+ * @throws PlexusError the first candidate's (by id) unavailability error when none is
+ *   available (`UNAVAILABLE`, or `PEER_UNAVAILABLE` for a remote agent without a transport).
+ */
+export function selectCandidate(candidates: readonly Candidate[], state: RouteState): Candidate {
+  let best: Candidate | undefined;
+  let bestLoad = Infinity;
+  let firstError: PlexusError | undefined;
+  for (const candidate of [...candidates].sort((a, b) => compareIds(a.card.id, b.card.id))) {
+    const why = state.unavailable(candidate.card);
+    if (why !== undefined) {
+      firstError ??= why;
+      continue;
+    }
+    const load = state.load(candidate.card);
+    if (load < bestLoad) {
+      best = candidate;
+      bestLoad = load;
+    }
+  }
+  if (best !== undefined) return best;
+  throw firstError ?? new PlexusError('UNAVAILABLE', 'no agent is available for this request');
+}
