@@ -8,7 +8,7 @@
  *   a face (transports/…)  decodes the wire form, checks size and depth, authenticates
  *        │                 the caller, builds the InvocationContext (context.ts)
  *        ▼  runtime.invoke / runtime.submit                  runtime.ts
- *   validate_envelope      pipeline/invoker.ts (accept) ─┐
+ *   validate_envelope      pipeline/invoker.ts
  *   resolve                routing/router.ts (resolveTargets; aliases: agents/verb-aliases.ts)
  *   era                    pipeline/era.ts
  *   validate_input         pipeline/validate-input.ts
