@@ -164,8 +164,9 @@ export {
   type TargetKind,
 } from './routing/router.js';
 export { createRuntime } from './runtime.js';
+export type { RuntimeAgents } from './agents/runtime-agents.js';
+export type { CancelOptions, RuntimeJobs } from './jobs/runtime-jobs.js';
 export type {
-  CancelOptions,
   Invocation,
   Runtime,
   RuntimeComponents,

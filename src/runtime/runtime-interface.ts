@@ -1,26 +1,25 @@
 /**
  * The public face of the runtime: what `createRuntime` takes and what the transports layer
- * calls (invoke, submit, jobs, events, agents, lifecycle).
+ * calls: `invoke` and `submit`, `runtime.agents`, `runtime.jobs`, the lifecycle.
  */
 import type { Envelope } from '../core/envelope.js';
-import type { AgentCard } from '../core/records/agent-card.js';
 import type { Job } from '../core/records/job.js';
 import type { EnvelopeVerifier } from '../security/envelope-verifier.js';
 import type { EventLog, SignalOptions } from '../store/event-log.js';
 import type { ProjectionCheck } from '../store/projection-verify.js';
 import type { ProjectionView } from '../store/projection-view.js';
 import type { SnapshotStore } from '../store/projection-snapshots.js';
-import type { AgentDefinition } from './agents/agent.js';
 import type { InvocationContext } from './context.js';
 import type { IdempotencyState } from './pipeline/idempotency.js';
-import type { JobEvent, JobEventsOptions } from './jobs/job-events.js';
-import type { JobListQuery, JobPage } from './jobs/job-list-query.js';
 import type { JobsState } from './jobs/jobs-projection.js';
 import type { Observer } from './observer.js';
 import type { Authorizer } from './pipeline/authorize.js';
 import type { EraWarning } from './pipeline/era.js';
 import type { PostEffect, PreEffect } from './pipeline/effects.js';
+import type { AgentDefinition } from './agents/agent.js';
 import type { Registry } from './agents/registry.js';
+import type { RuntimeAgents } from './agents/runtime-agents.js';
+import type { RuntimeJobs } from './jobs/runtime-jobs.js';
 import type { RemoteInvoker } from './routing/remote.js';
 import type { SupervisorSpec } from './supervision/supervision-spec.js';
 import type { BudgetLedger } from './effects/budget-ledger.js';
@@ -95,7 +94,7 @@ export interface RuntimeInit extends RuntimeComponents {
   readonly snapshotEvery?: number;
   /**
    * Finished jobs kept in memory (the most recently finished; unfinished jobs are always
-   * kept). Older ones stay in the log: `getJob`, `answerOf`, `jobEvents` and duplicates inside
+   * kept). Older ones stay in the log: `jobs.get`, `jobs.answer`, `jobs.events` and duplicates inside
    * the idempotency window read them back from it. Keep the default on a node checked with
    * `plexus replay --verify`, which rebuilds the jobs projection with it.
    * @default 10000
@@ -135,22 +134,12 @@ export interface StopOptions {
   readonly drainMs?: number;
 }
 
-/** Options of {@link Runtime.cancelJob}. */
-export interface CancelOptions extends SignalOptions {
-  /** Why, for the job's error message. @default 'cancelled by request' */
-  readonly reason?: string;
-}
-
 /** The runtime: the invoker pipeline, the router, jobs, idempotency and supervision. */
 export interface Runtime {
-  /** The agent registry (cards, verb specs; remote cards are upserted here with `origin: 'remote'`). */
-  readonly registry: Registry;
-  /**
-   * The canonical verb of a name: the verb an alias declared by a hosted agent stands for
-   * (`state.createSession` → `state.create_session`, an `@version` kept), else the name itself.
-   * `invoke` and `submit` resolve the request's verb with it before anything else.
-   */
-  resolveVerb(name: string): string;
+  /** The agents: the registry, verb aliases, adding and removing hosted agents. */
+  readonly agents: RuntimeAgents;
+  /** The jobs: read, list, wait for, cancel and follow them. */
+  readonly jobs: RuntimeJobs;
   /** The live projections (for `plexus replay --verify` and diagnostics). */
   readonly views: {
     readonly jobs: ProjectionView<JobsState>;
@@ -171,13 +160,6 @@ export interface Runtime {
    */
   stop(options?: StopOptions): Promise<void>;
   /**
-   * Registers and supervises a local agent (replacing one with the same id).
-   * @throws PlexusError `INTERNAL` when its factory fails; the registry's errors.
-   */
-  addAgent(definition: AgentDefinition, options?: SignalOptions): Promise<AgentCard>;
-  /** Unregisters an agent. @throws PlexusError `NOT_FOUND`. */
-  removeAgent(id: string, options?: SignalOptions): Promise<void>;
-  /**
    * Runs a request synchronously through the whole pipeline and answers with an envelope.
    * Never rejects: every failure is an `error` envelope. Aborting `signal` cancels the job
    * (a duplicate only stops waiting).
@@ -190,40 +172,6 @@ export interface Runtime {
    *   `FORBIDDEN`, `CONFLICT`, `TIMEOUT`, `UNAVAILABLE`, …).
    */
   submit(envelope: Envelope, context: InvocationContext, options?: SignalOptions): Promise<Submission>;
-  /** A job's current record. @throws PlexusError `NOT_FOUND`. */
-  getJob(id: string, options?: SignalOptions): Promise<Job>;
-  /**
-   * A page of jobs, newest first (descending `seq` of their `job.submitted` event), filtered
-   * by state, verb, creation time and tenant; `nextCursor` continues below the page and is
-   * never disturbed by jobs recorded later (docs/decisions/job-listing.md). Finished jobs the
-   * jobs projection no longer keeps are read back from the log. A page may be short, even
-   * empty, while `nextCursor` is set (the log work of one page is bounded).
-   * @throws PlexusError `INVALID_PARAMS` (`details.parameter`) for a bad query or cursor;
-   *   `UNAVAILABLE` when the runtime is not started.
-   */
-  listJobs(query?: JobListQuery, options?: SignalOptions): Promise<JobPage>;
-  /**
-   * Resolves with the job once it has finished.
-   * @throws PlexusError `NOT_FOUND`; `CANCELLED` when the signal aborts (the job keeps running).
-   */
-  waitForJob(id: string, options?: SignalOptions): Promise<Job>;
-  /**
-   * Cancels a queued or running job (its handler's signal aborts; state CANCELED) and
-   * resolves with its record. A finished job is returned unchanged.
-   * @throws PlexusError `NOT_FOUND`.
-   */
-  cancelJob(id: string, options?: CancelOptions): Promise<Job>;
-  /** The answer envelope of a finished job (for ESRP GET after async). @throws PlexusError `NOT_FOUND`, `CONFLICT` while unfinished. */
-  answerOf(id: string, options?: SignalOptions): Promise<Envelope>;
-  /** A job's events after `afterSeq`, in order. @throws PlexusError `NOT_FOUND`. */
-  jobEvents(id: string, options?: JobEventsOptions): Promise<readonly JobEvent[]>;
-  /**
-   * Follows a job's events after `afterSeq` until its final event (SSE with resume).
-   * @throws PlexusError `NOT_FOUND` (from the first `next()`).
-   */
-  watchJob(id: string, options?: Omit<JobEventsOptions, 'limit'>): AsyncIterable<JobEvent>;
-  /** Running jobs per local or remote agent id (the router's load). */
-  load(agentId: string): number;
   /** Rebuilds every runtime projection from the log and compares it with the live one. */
   verify(options?: SignalOptions): Promise<readonly ProjectionCheck[]>;
 }

@@ -37,6 +37,8 @@ import { planRecovery, recover } from './jobs/recovery.js';
 import { createRegistry } from './agents/registry.js';
 import type { RouteState } from './routing/router.js';
 import type { Invocation, Runtime, RuntimeInit, StopOptions, Submission } from './runtime-interface.js';
+import type { RuntimeAgents } from './agents/runtime-agents.js';
+import type { RuntimeJobs } from './jobs/runtime-jobs.js';
 import { createSupervisor, type AgentSupervisor } from './supervision/supervisor.js';
 import { createAgentTree, type AgentTree } from './supervision/agent-tree.js';
 import { checkAgentTree } from './supervision/agent-tree-check.js';
@@ -274,27 +276,20 @@ export function createRuntime(init: RuntimeInit): Runtime {
     },
   });
 
-  const runtime: Runtime = {
+  const agentsFacade: RuntimeAgents = {
     registry,
     resolveVerb: (name) => aliases.resolve(name),
-    views: { jobs, idempotency, ledger: effects.ledger.view },
-    ledger: effects.ledger,
-
-    start: (options: SignalOptions = {}) => life.start(options),
-
-    stop: (options: StopOptions = {}) => life.stop(options),
-
-    async addAgent(definition, options = {}) {
+    async add(definition, options = {}) {
       if (life.state !== 'running') {
         throw new PlexusError(
           'UNAVAILABLE',
-          'addAgent needs a started runtime; pass agents to createRuntime({ agents }) to register them at start',
+          'runtime.agents.add needs a started runtime; pass agents to createRuntime({ agents }) to register them at start',
         );
       }
       return registerAgent(definition, options);
     },
 
-    async removeAgent(id, options = {}) {
+    async remove(id, options = {}) {
       ensureRunning();
       await registry.remove(id, options);
       aliases.remove(id);
@@ -302,6 +297,73 @@ export function createRuntime(init: RuntimeInit): Runtime {
       supervisors.delete(id);
       await supervisor?.stop();
     },
+  };
+
+  const jobsFacade: RuntimeJobs = {
+    async get(id, options = {}): Promise<Job> {
+      return (await entryOf(id, options)).job;
+    },
+
+    async list(query = {}, options = {}) {
+      ensureRunning();
+      // Running sync jobs hold their events until they end; a listing shows them as they are.
+      const held = [...runner.active.values()].filter((job) => job.held !== undefined);
+      await Promise.all(held.map((job) => runner.persist(job).catch(() => undefined)));
+      return listJobs({ log, jobs }, query, options);
+    },
+
+    async wait(id, options = {}): Promise<Job> {
+      const entry = await entryOf(id, options);
+      if (isTerminalJobState(entry.job.state)) return entry.job;
+      const active = runner.active.get(id);
+      if (active !== undefined)
+        await (options.signal === undefined
+          ? active.done
+          : raceAbort(active.done, options.signal, `waiting for job ${id}`));
+      return (await entryOf(id, options)).job;
+    },
+
+    async cancel(id, options = {}): Promise<Job> {
+      const active = runner.active.get(id);
+      if (active !== undefined && runner.cancel(id, options.reason ?? 'cancelled by request')) {
+        const outcome = await active.done;
+        if (outcome.job !== undefined) return outcome.job;
+      }
+      return (await entryOf(id, options)).job;
+    },
+
+    async answer(id, options = {}): Promise<Envelope> {
+      const entry = await entryOf(id, options);
+      if (!isTerminalJobState(entry.job.state)) {
+        throw new PlexusError('CONFLICT', `job ${id} has not finished (state ${entry.job.state})`, {
+          details: { job: id },
+        });
+      }
+      return encodeEntry(answers, requestOfEntry(entry), entry);
+    },
+
+    async events(id, options: JobEventsOptions = {}): Promise<readonly JobEvent[]> {
+      const entry = await entryOf(id, options.signal === undefined ? {} : { signal: options.signal });
+      return readJobEvents(log, entry, options);
+    },
+
+    async *watch(id, options = {}): AsyncIterable<JobEvent> {
+      const entry = await entryOf(id, options.signal === undefined ? {} : { signal: options.signal });
+      yield* watchJobEvents(log, entry, options);
+    },
+
+    load: (agentId) => supervisors.get(agentId)?.load ?? remoteLoad.get(agentId) ?? 0,
+  };
+
+  const runtime: Runtime = {
+    agents: agentsFacade,
+    jobs: jobsFacade,
+    views: { jobs, idempotency, ledger: effects.ledger.view },
+    ledger: effects.ledger,
+
+    start: (options: SignalOptions = {}) => life.start(options),
+
+    stop: (options: StopOptions = {}) => life.stop(options),
 
     async invoke(
       named: Envelope,
@@ -389,60 +451,6 @@ export function createRuntime(init: RuntimeInit): Runtime {
         ...warningsMember(answers, envelope.verb, agents),
       };
     },
-
-    async getJob(id, options = {}): Promise<Job> {
-      return (await entryOf(id, options)).job;
-    },
-
-    async listJobs(query = {}, options = {}) {
-      ensureRunning();
-      // Running sync jobs hold their events until they end; a listing shows them as they are.
-      const held = [...runner.active.values()].filter((job) => job.held !== undefined);
-      await Promise.all(held.map((job) => runner.persist(job).catch(() => undefined)));
-      return listJobs({ log, jobs }, query, options);
-    },
-
-    async waitForJob(id, options = {}): Promise<Job> {
-      const entry = await entryOf(id, options);
-      if (isTerminalJobState(entry.job.state)) return entry.job;
-      const active = runner.active.get(id);
-      if (active !== undefined)
-        await (options.signal === undefined
-          ? active.done
-          : raceAbort(active.done, options.signal, `waiting for job ${id}`));
-      return (await entryOf(id, options)).job;
-    },
-
-    async cancelJob(id, options = {}): Promise<Job> {
-      const active = runner.active.get(id);
-      if (active !== undefined && runner.cancel(id, options.reason ?? 'cancelled by request')) {
-        const outcome = await active.done;
-        if (outcome.job !== undefined) return outcome.job;
-      }
-      return (await entryOf(id, options)).job;
-    },
-
-    async answerOf(id, options = {}): Promise<Envelope> {
-      const entry = await entryOf(id, options);
-      if (!isTerminalJobState(entry.job.state)) {
-        throw new PlexusError('CONFLICT', `job ${id} has not finished (state ${entry.job.state})`, {
-          details: { job: id },
-        });
-      }
-      return encodeEntry(answers, requestOfEntry(entry), entry);
-    },
-
-    async jobEvents(id, options: JobEventsOptions = {}): Promise<readonly JobEvent[]> {
-      const entry = await entryOf(id, options.signal === undefined ? {} : { signal: options.signal });
-      return readJobEvents(log, entry, options);
-    },
-
-    async *watchJob(id, options = {}): AsyncIterable<JobEvent> {
-      const entry = await entryOf(id, options.signal === undefined ? {} : { signal: options.signal });
-      yield* watchJobEvents(log, entry, options);
-    },
-
-    load: (agentId) => supervisors.get(agentId)?.load ?? remoteLoad.get(agentId) ?? 0,
 
     async verify(options = {}) {
       return Promise.all([

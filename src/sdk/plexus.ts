@@ -155,7 +155,7 @@ export function createPlexus(init: PlexusInit): Plexus {
   };
 
   const describe = (verb: string): VerbSpec => {
-    const registry = runtime().registry;
+    const registry = runtime().agents.registry;
     const name = stripVerbVersion(verb);
     for (const card of registry.byCapability(verb)) {
       const spec = registry.verbSpec(card.id, name);
@@ -188,12 +188,12 @@ export function createPlexus(init: PlexusInit): Plexus {
   };
 
   const plexus: Plexus = {
-    register: (spec) => runtime().addAgent(agentDefinitionOf(spec, { log, invoke })),
+    register: (spec) => runtime().agents.add(agentDefinitionOf(spec, { log, invoke })),
     invoke,
     compose: (...steps) => createPipeline(steps, { describe, invoke: (v, i, o) => invoke(v, i, o) }),
     query: (pattern) => {
       const parsed = parsePattern(pattern);
-      const registry = runtime().registry;
+      const registry = runtime().agents.registry;
       return verbInfosOf(registry.list(), (agentId, verb) => registry.verbSpec(agentId, verb)).filter((v) =>
         matchesPattern(parsed, v.verb),
       );

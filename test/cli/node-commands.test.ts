@@ -107,7 +107,7 @@ describe('plexus call', () => {
     expect(run.code).toBe(0);
     expect(run.out).toMatch(/^[0-9a-f-]{36}\n$/);
     const id = run.out.trim();
-    await node.runtime.waitForJob(id);
+    await node.runtime.jobs.wait(id);
     const show = await runCli(['jobs', 'show', id, ...at()]);
     expect(show.code).toBe(0);
     expect(show.out).toMatch(/^state\s+succeeded \(succeeded\)$/m);

@@ -37,7 +37,7 @@ async function populated(): Promise<{ dataDir: string; jobIds: string[] }> {
       { face: 'internal' },
     );
     jobIds.push(job.id);
-    await node.runtime.waitForJob(job.id);
+    await node.runtime.jobs.wait(job.id);
   }
   await node.stop();
   return { dataDir, jobIds };
@@ -51,7 +51,7 @@ describe('replayDataDir', () => {
     expect(report.events).toBeGreaterThan(10);
     const runtime = report.projections.slice(0, 3);
     expect(runtime.map((p) => [p.name, p.entries])).toEqual([
-      ['runtime.registry', 4],
+      ['runtime.agents.registry', 4],
       ['runtime.jobs', 3],
       ['runtime.idempotency', 3],
     ]);

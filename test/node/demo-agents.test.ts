@@ -48,14 +48,14 @@ async function call(verb: string, data: JsonValue): Promise<Envelope> {
 describe('the demo agents', () => {
   it('offer the four demo verbs, each with input and output schemas, safe to run again', async () => {
     const rt = await started();
-    const verbs = rt.registry.list().flatMap((card) => card.capabilities.map((c) => c.verb));
+    const verbs = rt.agents.registry.list().flatMap((card) => card.capabilities.map((c) => c.verb));
     expect(verbs.sort()).toEqual(DEMO_VERBS.map((v) => v.verb).sort());
-    for (const card of rt.registry.list()) {
+    for (const card of rt.agents.registry.list()) {
       const [capability] = card.capabilities;
       expect(card.id).toBe(capability?.verb.split('.')[0]);
       expect(capability?.input).toBeTypeOf('object');
       expect(capability?.output).toBeTypeOf('object');
-      expect(rt.registry.verbSpec(card.id, capability?.verb ?? '')?.deterministic).toBe(true);
+      expect(rt.agents.registry.verbSpec(card.id, capability?.verb ?? '')?.deterministic).toBe(true);
     }
   });
 
@@ -121,10 +121,12 @@ describe('the demo agents', () => {
   it('demo.slow reports progress at each step and finishes', async () => {
     const rt = await started();
     const { job } = await rt.submit(request('demo.slow', { seconds: 0, steps: 3 }), { face: 'internal' });
-    const done = await rt.waitForJob(job.id);
+    const done = await rt.jobs.wait(job.id);
     expect(done.state).toBe('COMPLETED');
     expect(done.outputs).toEqual({ seconds: 0, steps: 3, completed: true });
-    const progress = (await rt.jobEvents(job.id)).filter((e) => e.name === 'job_progress').map((e) => e.data);
+    const progress = (await rt.jobs.events(job.id))
+      .filter((e) => e.name === 'job_progress')
+      .map((e) => e.data);
     expect(progress).toEqual(
       [1, 2, 3].map((step) => ({
         id: job.id,
@@ -136,10 +138,10 @@ describe('the demo agents', () => {
   it('demo.slow stops when cancelled', async () => {
     const rt = await started();
     const { job } = await rt.submit(request('demo.slow', { seconds: 60 }), { face: 'internal' });
-    await until(async () => (await rt.getJob(job.id)).state === 'WORKING', {
+    await until(async () => (await rt.jobs.get(job.id)).state === 'WORKING', {
       what: 'the demo.slow job to work',
     });
-    const cancelled = await rt.cancelJob(job.id);
+    const cancelled = await rt.jobs.cancel(job.id);
     expect(cancelled.state).toBe('CANCELED');
   });
 

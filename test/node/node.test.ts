@@ -118,7 +118,7 @@ describe('createNode', () => {
     const { job } = await node.runtime.submit(slowRequest(1, 4), { face: 'internal' });
     await node.stop({ drainMs: 10_000 });
     const again = await started({ dataDir });
-    expect((await again.runtime.getJob(job.id)).state).toBe('COMPLETED');
+    expect((await again.runtime.jobs.get(job.id)).state).toBe('COMPLETED');
   });
 
   it('cancels what is still running when the drain bound is reached', async () => {
@@ -127,17 +127,17 @@ describe('createNode', () => {
     const { job } = await node.runtime.submit(slowRequest(60, 60), { face: 'internal' });
     await node.stop({ drainMs: 50 });
     const again = await started({ dataDir });
-    expect((await again.runtime.getJob(job.id)).state).toBe('CANCELED');
+    expect((await again.runtime.jobs.get(job.id)).state).toBe('CANCELED');
   });
 
   it('keeps nothing across restarts with the memory store', async () => {
     const dataDir = tempDir();
     const node = await started({ dataDir, store: 'memory' });
     const { job } = await node.runtime.submit(slowRequest(0, 1), { face: 'internal' });
-    await node.runtime.waitForJob(job.id);
+    await node.runtime.jobs.wait(job.id);
     await node.stop();
     const again = await started({ dataDir, store: 'memory' });
-    await expect(again.runtime.getJob(job.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(again.runtime.jobs.get(job.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
   it('listens on HTTPS when given a certificate and key', async () => {

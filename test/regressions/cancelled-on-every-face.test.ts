@@ -24,11 +24,11 @@ let node: Node;
 const cancelled = new Set<string>();
 async function cancelRunning(): Promise<string> {
   for (let i = 0; i < 1000; i++) {
-    const page = await node.runtime.listJobs({ states: ['WORKING'], verb: 'demo.slow' });
+    const page = await node.runtime.jobs.list({ states: ['WORKING'], verb: 'demo.slow' });
     const job = page.jobs.find((j) => !cancelled.has(j.id));
     if (job !== undefined) {
       cancelled.add(job.id);
-      await node.runtime.cancelJob(job.id, { reason: 'cancelled by the test' });
+      await node.runtime.jobs.cancel(job.id, { reason: 'cancelled by the test' });
       return job.id;
     }
     await new Promise((resolve) => setTimeout(resolve, 20));

@@ -68,7 +68,7 @@ describe('HELLO registrations without an endpoint', () => {
   it('a restarted sweeper gives registrations it never saw one TTL from its start', async () => {
     const { node, clock } = await clockedNode();
     expect((await post(`${node.base}/emergence`, hello('old_agent'))).status).toBe(200);
-    const fresh = emergencePresence(node.runtime.registry, { ttlMs: 1000, now: () => clock.t });
+    const fresh = emergencePresence(node.runtime.agents.registry, { ttlMs: 1000, now: () => clock.t });
     expect(await fresh.sweep()).toEqual([]);
     clock.t += 1000;
     expect(await fresh.sweep()).toEqual(['old_agent']);
@@ -79,6 +79,6 @@ describe('HELLO registrations without an endpoint', () => {
     expect(parseNodeConfig({ helloTtlMs: 60_000 }).helloTtlMs).toBe(60_000);
     expect(() => parseNodeConfig({ helloTtlMs: 0 })).toThrow(/helloTtlMs/);
     const { node } = await clockedNode();
-    expect(() => emergencePresence(node.runtime.registry, { ttlMs: 0 })).toThrow(/helloTtlMs/);
+    expect(() => emergencePresence(node.runtime.agents.registry, { ttlMs: 0 })).toThrow(/helloTtlMs/);
   });
 });

@@ -152,7 +152,7 @@ describe('overload: the node-wide bound on the HTTP faces', () => {
     // Nothing shed became a job.
     expect(await submittedCount(node)).toBe(before);
 
-    for (const id of running) await node.runtime.cancelJob(id);
+    for (const id of running) await node.runtime.jobs.cancel(id);
     await Promise.all(slow);
     const again = await post(`${node.url}/v1/execute`, esrpRequest('echo.echo', { text: 'served' }));
     expect(again.status).toBe(200);
@@ -169,8 +169,8 @@ describe('overload: the node-wide bound on the HTTP faces', () => {
     const [job] = await jobsStarted(node, head, 1);
     const refused = await post(`${node.url}/v1/execute`, esrpRequest('echo.echo', { text: 'no room' }));
     expect(refused.status).toBe(429);
-    await node.runtime.cancelJob(job as string);
-    await node.runtime.waitForJob(job as string);
+    await node.runtime.jobs.cancel(job as string);
+    await node.runtime.jobs.wait(job as string);
     let status = 0;
     await settle(async () => {
       status = (await post(`${node.url}/v1/execute`, esrpRequest('echo.echo', { text: 'room' }))).status;
@@ -204,7 +204,7 @@ describe('overload: the WebSocket face', () => {
     b.call(1, 'echo.echo', { text: 'other connection' });
     expect((await b.answer(1)).result).toBeDefined();
 
-    for (const id of running) await node.runtime.cancelJob(id);
+    for (const id of running) await node.runtime.jobs.cancel(id);
     await Promise.all([a.answer(1), a.answer(2)]);
     a.call(4, 'echo.echo', { text: 'served again' });
     expect((await a.answer(4)).result).toBeDefined();
@@ -218,7 +218,7 @@ describe('overload: the WebSocket face', () => {
     const ws = await rpcSocket(node);
     ws.call(1, 'echo.echo', { text: 'no room' });
     expect((await ws.answer(1)).error?.code).toBe(-32003);
-    await node.runtime.cancelJob(job as string);
+    await node.runtime.jobs.cancel(job as string);
     await http;
     ws.call(2, 'echo.echo', { text: 'room' });
     expect((await ws.answer(2)).result).toBeDefined();

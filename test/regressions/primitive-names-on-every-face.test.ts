@@ -370,7 +370,7 @@ afterAll(async () => {
 
 describe('every primitive method on every face under both names', () => {
   it('covers all eight primitives and every method they host', () => {
-    const hosted = node.runtime.registry
+    const hosted = node.runtime.agents.registry
       .list()
       .filter((card) => (HYPERSPACE_PRIMITIVES as readonly string[]).includes(card.id))
       .flatMap((card) => card.capabilities.map((c) => c.verb))

@@ -272,7 +272,7 @@ describe('capabilityAuthorizer in a runtime', () => {
   it('allows a verb without declared needs only with a valid token unless told otherwise', async () => {
     await start();
     const plain = agent('plain', { 'demo.ping': () => 'pong' });
-    await h.runtime.addAgent(plain);
+    await h.runtime.agents.add(plain);
     expect(errorOf((await call('demo.ping', undefined)).envelope).details).toMatchObject({
       reason: 'missing',
     });
@@ -282,7 +282,7 @@ describe('capabilityAuthorizer in a runtime', () => {
 
   it('lets a request without a token through when requireToken is off and the verb needs nothing', async () => {
     await start({ requireToken: false });
-    await h.runtime.addAgent(agent('plain', { 'demo.ping': () => 'pong' }));
+    await h.runtime.agents.add(agent('plain', { 'demo.ping': () => 'pong' }));
     expect((await call('demo.ping', undefined)).envelope.data).toBe('pong');
     expect(errorOf((await call(RECALL, undefined)).envelope).code).toBe('UNAUTHORIZED');
   });

@@ -101,8 +101,8 @@ describe('the era step in the runtime', () => {
     expect(validateEnvelope(answer.envelope)).toEqual([]);
     const submitted = await h.runtime.submit(request('old.greet', null), { face: 'internal' });
     expect(submitted.warnings?.[0]?.verb).toBe('old.greet@1');
-    await h.runtime.waitForJob(submitted.job.id);
-    expect(warningsOf(await h.runtime.answerOf(submitted.job.id))[0]?.verb).toBe('old.greet@1');
+    await h.runtime.jobs.wait(submitted.job.id);
+    expect(warningsOf(await h.runtime.jobs.answer(submitted.job.id))[0]?.verb).toBe('old.greet@1');
   });
 
   it('adds no warning to a stable era or a verb without a spec', async () => {

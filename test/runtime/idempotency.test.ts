@@ -123,7 +123,7 @@ describe('runtime idempotency', () => {
     ]);
     expect(b.job.id).toBe(a.job.id);
     expect([a.duplicate, b.duplicate].sort()).toEqual([false, true]);
-    expect((await h.runtime.waitForJob(a.job.id)).state).toBe('COMPLETED');
+    expect((await h.runtime.jobs.wait(a.job.id)).state).toBe('COMPLETED');
     expect(c.calls()).toBe(1);
   });
 

@@ -64,7 +64,7 @@ describe('runtime.invoke', () => {
       .map((e) => e.type)
       .filter((t) => !t.startsWith('agent.'));
     expect(types).toEqual(['job.submitted', 'audit.invoked', 'job.started', 'job.completed']);
-    expect((await h.runtime.getJob(job!.id)).outputs).toEqual({ text: 'hi' });
+    expect((await h.runtime.jobs.get(job!.id)).outputs).toEqual({ text: 'hi' });
   });
 
   it('answers a malformed envelope with INVALID_REQUEST and no job', async () => {

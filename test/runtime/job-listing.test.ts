@@ -58,7 +58,7 @@ async function allPages(
 }
 
 for (const backend of LOG_BACKENDS) {
-  describe(`Runtime.listJobs (${backend.name} log)`, () => {
+  describe(`Runtime.jobs.list (${backend.name} log)`, () => {
     let h: Harness | undefined;
     let under: LogUnderTest | undefined;
     afterEach(async () => {
@@ -85,30 +85,30 @@ for (const backend of LOG_BACKENDS) {
       return ids;
     }
 
-    it('lists every job newest first, past the retention bound, with the records getJob gives', async () => {
+    it('lists every job newest first, past the retention bound, with the records jobs.get gives', async () => {
       const ids = await withJobs(14, 3);
       expect(h!.runtime.views.jobs.state().size).toBe(3);
-      const first = await h!.runtime.listJobs({ limit: 5 });
+      const first = await h!.runtime.jobs.list({ limit: 5 });
       expect(first.jobs.map((j) => j.id)).toEqual(ids.slice(-5).reverse());
       expect(first.nextCursor).toBeTypeOf('string');
       const { jobs, pages } = await allPages(h!, { limit: 5 });
       expect(jobs.map((j) => j.id)).toEqual([...ids].reverse());
       expect(pages).toBeGreaterThanOrEqual(3);
-      for (const job of jobs) expect(job).toEqual(await h!.runtime.getJob(job.id));
-      const whole = await h!.runtime.listJobs({ limit: 500 });
+      for (const job of jobs) expect(job).toEqual(await h!.runtime.jobs.get(job.id));
+      const whole = await h!.runtime.jobs.list({ limit: 500 });
       expect(whole.jobs.map((j) => j.id)).toEqual([...ids].reverse());
       expect(whole.nextCursor).toBeUndefined();
     });
 
     it('keeps later pages unchanged while new jobs arrive', async () => {
       const ids = await withJobs(10, 2);
-      const first = await h!.runtime.listJobs({ limit: 4 });
+      const first = await h!.runtime.jobs.list({ limit: 4 });
       for (let i = 0; i < 5; i++)
         await h!.runtime.invoke(request('demo.echo', { late: i }), { face: 'test' });
       const rest: string[] = [];
       let cursor = first.nextCursor;
       while (cursor !== undefined) {
-        const page = await h!.runtime.listJobs({ limit: 4, cursor });
+        const page = await h!.runtime.jobs.list({ limit: 4, cursor });
         rest.push(...page.jobs.map((j) => j.id));
         cursor = page.nextCursor;
       }
@@ -117,7 +117,7 @@ for (const backend of LOG_BACKENDS) {
 
     it('filters by state, verb (exact and prefix) and since, in and beyond the retained jobs', async () => {
       const ids = await withJobs(16, 3);
-      const all = await Promise.all(ids.map((id) => h!.runtime.getJob(id)));
+      const all = await Promise.all(ids.map((id) => h!.runtime.jobs.get(id)));
       expect(new Set(all.map((j) => j.state)).size).toBeGreaterThan(1);
       const newest = [...all].reverse();
       const cases: [JobListQuery, (j: Job) => boolean][] = [
@@ -147,7 +147,7 @@ for (const backend of LOG_BACKENDS) {
 
     it('lists only the scoped tenant, and no-tenant jobs for the null scope', async () => {
       const ids = await withJobs(12, 2, ['acme', 'globex', undefined]);
-      const all = await Promise.all(ids.map((id) => h!.runtime.getJob(id)));
+      const all = await Promise.all(ids.map((id) => h!.runtime.jobs.get(id)));
       const newest = [...all].reverse();
       for (const tenant of ['acme', 'globex', null, 'nobody'] as const) {
         const { jobs } = await allPages(h!, { tenant, limit: 3 });
@@ -164,7 +164,7 @@ for (const backend of LOG_BACKENDS) {
       await h.runtime.invoke(request('demo.echo', { before: true }), { face: 'test' });
       const slow = await h.runtime.submit(request('demo.slow', {}), { face: 'test' });
       for (let i = 0; i < 6; i++) await h.runtime.invoke(request('demo.echo', { i }), { face: 'test' });
-      const working = await h.runtime.listJobs({ states: ['SUBMITTED', 'WORKING'] });
+      const working = await h.runtime.jobs.list({ states: ['SUBMITTED', 'WORKING'] });
       expect(working.jobs.map((j) => j.id)).toEqual([slow.job.id]);
       expect(working.nextCursor).toBeUndefined();
       const { jobs } = await allPages(h, { limit: 3 });
@@ -181,7 +181,7 @@ for (const backend of LOG_BACKENDS) {
   });
 }
 
-describe('Runtime.listJobs queries', () => {
+describe('Runtime.jobs.list queries', () => {
   let h: Harness | undefined;
   afterEach(async () => {
     await h?.close();
@@ -191,7 +191,7 @@ describe('Runtime.listJobs queries', () => {
   it('refuses bad queries and cursors with INVALID_PARAMS naming the parameter', async () => {
     h = await startRuntime({ agents: agents() });
     for (let i = 0; i < 3; i++) await h.runtime.invoke(request('demo.echo', { i }), { face: 'test' });
-    const page = await h.runtime.listJobs({ limit: 1, verb: 'demo.*' });
+    const page = await h.runtime.jobs.list({ limit: 1, verb: 'demo.*' });
     const bad: [JobListQuery, string][] = [
       [{ limit: 0 }, 'limit'],
       [{ limit: 501 }, 'limit'],
@@ -207,12 +207,12 @@ describe('Runtime.listJobs queries', () => {
       [{ tenant: '' }, 'tenant'],
     ];
     for (const [query, parameter] of bad) {
-      await expect(h.runtime.listJobs(query), JSON.stringify(query)).rejects.toMatchObject({
+      await expect(h.runtime.jobs.list(query), JSON.stringify(query)).rejects.toMatchObject({
         code: 'INVALID_PARAMS',
         details: { parameter },
       });
     }
-    const next = await h.runtime.listJobs({ limit: 1, verb: 'demo.*', cursor: page.nextCursor! });
+    const next = await h.runtime.jobs.list({ limit: 1, verb: 'demo.*', cursor: page.nextCursor! });
     expect(next.jobs).toHaveLength(1);
   });
 
@@ -242,7 +242,7 @@ describe('Runtime.listJobs queries', () => {
     const log = memoryEventLog();
     await log.start();
     const runtime = createRuntime({ log });
-    await expect(runtime.listJobs()).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    await expect(runtime.jobs.list()).rejects.toMatchObject({ code: 'UNAVAILABLE' });
     await log.stop();
   });
 

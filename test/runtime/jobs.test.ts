@@ -54,12 +54,12 @@ describe('runtime jobs', () => {
     expect(['SUBMITTED', 'WORKING']).toContain(job.state);
     expect(validateJob(job)).toEqual([]);
     slow.release.open();
-    const done = await h.runtime.waitForJob(job.id);
+    const done = await h.runtime.jobs.wait(job.id);
     expect(done.state).toBe('COMPLETED');
     expect(done.outputs).toEqual({ n: 1 });
     expect(done.attempts).toBe(1);
     expect(validateJob(done)).toEqual([]);
-    expect((await h.runtime.answerOf(job.id)).data).toEqual({ n: 1 });
+    expect((await h.runtime.jobs.answer(job.id)).data).toEqual({ n: 1 });
   });
 
   it('keeps a job’s events readable in order with their seq, and resumable after a seq', async () => {
@@ -68,8 +68,8 @@ describe('runtime jobs', () => {
     const { job } = await h.runtime.submit(request('demo.slow', { n: 2 }), { face: 'test' });
     await until(() => slow.calls.length === 1);
     slow.release.open();
-    await h.runtime.waitForJob(job.id);
-    const events = await h.runtime.jobEvents(job.id);
+    await h.runtime.jobs.wait(job.id);
+    const events = await h.runtime.jobs.events(job.id);
     expect(events.map((e) => e.name)).toEqual([
       'job_queued',
       'job_started',
@@ -81,10 +81,10 @@ describe('runtime jobs', () => {
     expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
     expect(events.at(-1)?.terminal).toBe(true);
     const third = events[2]!;
-    expect((await h.runtime.jobEvents(job.id, { afterSeq: third.seq })).map((e) => e.seq)).toEqual(
+    expect((await h.runtime.jobs.events(job.id, { afterSeq: third.seq })).map((e) => e.seq)).toEqual(
       seqs.slice(3),
     );
-    expect((await collect(h.runtime.watchJob(job.id, { afterSeq: third.seq }))).map((e) => e.seq)).toEqual(
+    expect((await collect(h.runtime.jobs.watch(job.id, { afterSeq: third.seq }))).map((e) => e.seq)).toEqual(
       seqs.slice(3),
     );
   });
@@ -93,7 +93,7 @@ describe('runtime jobs', () => {
     const slow = slowAgent();
     h = await startRuntime({ agents: [slow.definition] });
     const { job } = await h.runtime.submit(request('demo.slow', { n: 3 }), { face: 'test' });
-    const watching = collect(h.runtime.watchJob(job.id));
+    const watching = collect(h.runtime.jobs.watch(job.id));
     await until(() => slow.calls.length === 1);
     slow.release.open();
     const events = await watching;
@@ -135,13 +135,13 @@ describe('runtime jobs', () => {
     h = await startRuntime({ agents: [slow.definition] });
     const { job } = await h.runtime.submit(request('demo.slow', { n: 4 }), { face: 'test' });
     await until(() => slow.calls.length === 1);
-    const cancelled = await h.runtime.cancelJob(job.id, { reason: 'test says so' });
+    const cancelled = await h.runtime.jobs.cancel(job.id, { reason: 'test says so' });
     expect(cancelled.state).toBe('CANCELED');
     expect(cancelled.error?.code).toBe('CANCELLED');
     expect(slow.aborted).toEqual([job.id]);
     expect(validateJob(cancelled)).toEqual([]);
-    expect((await h.runtime.jobEvents(job.id)).at(-1)?.name).toBe('job_cancelled');
-    expect((await h.runtime.cancelJob(job.id)).state).toBe('CANCELED');
+    expect((await h.runtime.jobs.events(job.id)).at(-1)?.name).toBe('job_cancelled');
+    expect((await h.runtime.jobs.cancel(job.id)).state).toBe('CANCELED');
   });
 
   it('cancels a queued job before it starts; its handler never runs', async () => {
@@ -150,12 +150,12 @@ describe('runtime jobs', () => {
     const first = await h.runtime.submit(request('demo.slow', { n: 5 }), { face: 'test' });
     const second = await h.runtime.submit(request('demo.slow', { n: 6 }), { face: 'test' });
     await until(() => slow.calls.length === 1);
-    expect((await h.runtime.getJob(second.job.id)).state).toBe('SUBMITTED');
-    const cancelled = await h.runtime.cancelJob(second.job.id);
+    expect((await h.runtime.jobs.get(second.job.id)).state).toBe('SUBMITTED');
+    const cancelled = await h.runtime.jobs.cancel(second.job.id);
     expect(cancelled.state).toBe('CANCELED');
     expect(cancelled.attempts).toBe(0);
     slow.release.open();
-    expect((await h.runtime.waitForJob(first.job.id)).state).toBe('COMPLETED');
+    expect((await h.runtime.jobs.wait(first.job.id)).state).toBe('COMPLETED');
     expect(slow.calls).toEqual([first.job.id]);
   });
 
@@ -166,7 +166,7 @@ describe('runtime jobs', () => {
       [1, 2, 3].map((n) => h.runtime.submit(request('demo.slow', { n }), { face: 'test' })),
     );
     slow.release.open();
-    for (const { job } of jobs) expect((await h.runtime.waitForJob(job.id)).state).toBe('COMPLETED');
+    for (const { job } of jobs) expect((await h.runtime.jobs.wait(job.id)).state).toBe('COMPLETED');
     expect(slow.calls).toEqual(jobs.map((j) => j.job.id));
   });
 
@@ -197,7 +197,7 @@ describe('runtime jobs', () => {
 
     const pending = h.runtime.invoke(request('demo.quiet', { n: 10 }), { face: 'test' });
     await until(() => slow.calls.length === 1);
-    const running = await h.runtime.getJob(slow.calls[0]!);
+    const running = await h.runtime.jobs.get(slow.calls[0]!);
     expect(running.state).toBe('WORKING');
     slow.release.open();
     expect((await pending).job?.state).toBe('COMPLETED');
@@ -205,17 +205,17 @@ describe('runtime jobs', () => {
 
   it('answers NOT_FOUND for an unknown job', async () => {
     h = await startRuntime({});
-    await expect(h.runtime.getJob('nope')).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(h.runtime.cancelJob('nope')).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(h.runtime.jobEvents('nope')).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(collect(h.runtime.watchJob('nope'))).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(h.runtime.jobs.get('nope')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(h.runtime.jobs.cancel('nope')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(h.runtime.jobs.events('nope')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(collect(h.runtime.jobs.watch('nope'))).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
-  it('refuses answerOf for an unfinished job with CONFLICT', async () => {
+  it('refuses jobs.answer for an unfinished job with CONFLICT', async () => {
     const slow = slowAgent();
     h = await startRuntime({ agents: [slow.definition] });
     const { job } = await h.runtime.submit(request('demo.slow', { n: 8 }), { face: 'test' });
-    await expect(h.runtime.answerOf(job.id)).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(h.runtime.jobs.answer(job.id)).rejects.toMatchObject({ code: 'CONFLICT' });
     slow.release.open();
   });
 
@@ -225,10 +225,10 @@ describe('runtime jobs', () => {
     const a = await h.runtime.submit(request('demo.slow', { n: 9 }), { face: 'test' });
     await h.runtime.invoke(request('demo.hang', null), { face: 'test', timeoutMs: 20 });
     slow.release.open();
-    await h.runtime.waitForJob(a.job.id);
+    await h.runtime.jobs.wait(a.job.id);
     const checks = await h.runtime.verify();
     expect(checks.map((c) => [c.name, c.ok])).toEqual([
-      ['runtime.registry', true],
+      ['runtime.agents.registry', true],
       ['runtime.jobs', true],
       ['runtime.idempotency', true],
       ['runtime.ledger', true],

@@ -93,8 +93,8 @@ describe.each(LOG_BACKENDS)('runtime on the $name log', ({ make }) => {
       await first.start();
       const sync = await first.invoke(request('demo.slow', { n: 1 }), { face: 't' });
       const submitted = await first.submit(request('demo.slow', { n: 2 }), { face: 't' });
-      const done = await first.waitForJob(submitted.job.id);
-      const events = await first.jobEvents(submitted.job.id);
+      const done = await first.jobs.wait(submitted.job.id);
+      const events = await first.jobs.events(submitted.job.id);
       await first.stop();
       await log.stop();
 
@@ -102,10 +102,10 @@ describe.each(LOG_BACKENDS)('runtime on the $name log', ({ make }) => {
       await current.start();
       const second = createRuntime({ log: current, agents: [slow.definition] });
       await second.start();
-      expect(await second.getJob(sync.job!.id)).toEqual(sync.job);
-      expect(await second.getJob(done.id)).toEqual(done);
-      expect(await second.jobEvents(done.id)).toEqual(events);
-      expect(second.registry.get('slow').revision).toBe(2);
+      expect(await second.jobs.get(sync.job!.id)).toEqual(sync.job);
+      expect(await second.jobs.get(done.id)).toEqual(done);
+      expect(await second.jobs.events(done.id)).toEqual(events);
+      expect(second.agents.registry.get('slow').revision).toBe(2);
       expect((await second.verify()).every((c) => c.ok)).toBe(true);
       expect((await current.verifyChain()).ok).toBe(true);
       await second.stop();

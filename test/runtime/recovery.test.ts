@@ -95,11 +95,11 @@ describe('runtime recovery on a SQLite log', () => {
     });
     try {
       await second.start();
-      const lookup1 = await second.waitForJob(lookupRunning.job.id);
-      const lookup2 = await second.waitForJob(lookupQueued.job.id);
+      const lookup1 = await second.jobs.wait(lookupRunning.job.id);
+      const lookup2 = await second.jobs.wait(lookupQueued.job.id);
       expect(lookup1).toMatchObject({ state: 'COMPLETED', outputs: { again: { q: 1 } }, attempts: 2 });
       expect(lookup2).toMatchObject({ state: 'COMPLETED', outputs: { again: { q: 2 } }, attempts: 1 });
-      const events = await second.jobEvents(lookupRunning.job.id);
+      const events = await second.jobs.events(lookupRunning.job.id);
       expect(events.map((e) => e.type)).toEqual([
         'job.submitted',
         'job.started',
@@ -108,7 +108,7 @@ describe('runtime recovery on a SQLite log', () => {
       ]);
 
       for (const id of [writeRunning.job.id, writeQueued.job.id]) {
-        const failed = await second.getJob(id);
+        const failed = await second.jobs.get(id);
         expect(failed.state).toBe('FAILED');
         expect(failed.error).toMatchObject({ code: 'UNAVAILABLE', retryable: true });
         expect(failed.error?.message).toContain('node restarted');
@@ -148,7 +148,7 @@ describe('runtime recovery on a SQLite log', () => {
     const again = createRuntime({ log: reopened, agents: [definition] });
     await again.start();
     try {
-      expect((await again.getJob(job!.id)).state).toBe('COMPLETED');
+      expect((await again.jobs.get(job!.id)).state).toBe('COMPLETED');
       expect((await reopened.read({ type: 'job.failed' })).length).toBe(0);
     } finally {
       await again.stop();

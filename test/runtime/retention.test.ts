@@ -56,15 +56,15 @@ describe('jobs retention', () => {
     for (let i = 1; i < 5; i++) await h.runtime.invoke(request('demo.echo', { i }), { face: 'test' });
     const id = first.job!.id;
     expect(h.runtime.views.jobs.state().has(id)).toBe(false);
-    const job = await h.runtime.getJob(id);
+    const job = await h.runtime.jobs.get(id);
     expect(job).toEqual(first.job);
-    expect((await h.runtime.answerOf(id)).data).toEqual({ i: 0 });
-    expect((await h.runtime.jobEvents(id)).map((e) => e.name)).toEqual([
+    expect((await h.runtime.jobs.answer(id)).data).toEqual({ i: 0 });
+    expect((await h.runtime.jobs.events(id)).map((e) => e.name)).toEqual([
       'job_queued',
       'job_started',
       'job_succeeded',
     ]);
-    await expect(h.runtime.getJob('no-such-job')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(h.runtime.jobs.get('no-such-job')).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
   it('answers a duplicate of a job it no longer keeps without running it again (D5)', async () => {

@@ -84,11 +84,11 @@ describe('runtime routing', () => {
     const third = await h.runtime.invoke(request('demo.work', 3), { face: 't' });
     expect(seen).toEqual(['w1', 'w2', 'w3']);
     expect(third.envelope.from).toBe('w3');
-    expect(h.runtime.load('w1')).toBe(1);
+    expect(h.runtime.jobs.load('w1')).toBe(1);
     hold.open();
     expect((await first).envelope.from).toBe('w1');
     expect((await second).envelope.from).toBe('w2');
-    expect(h.runtime.load('w1')).toBe(0);
+    expect(h.runtime.jobs.load('w1')).toBe(0);
   });
 
   it('routes to an agent id when named', async () => {
@@ -133,7 +133,7 @@ describe('runtime routing', () => {
       },
     };
     h = await startRuntime({ remote });
-    await h.runtime.registry.upsert(card('far', [cap('demo.work')]), { origin: 'remote' });
+    await h.runtime.agents.registry.upsert(card('far', [cap('demo.work')]), { origin: 'remote' });
     const { envelope } = await h.runtime.invoke(request('demo.work', 1), { face: 't' });
     expect(envelope).toMatchObject({ kind: 'response', from: 'far', data: { remote: true } });
     expect(calls).toHaveLength(1);
@@ -153,7 +153,7 @@ describe('runtime routing', () => {
         }),
     };
     h = await startRuntime({ remote });
-    await h.runtime.registry.upsert(card('far', [cap('demo.work')]), { origin: 'remote' });
+    await h.runtime.agents.registry.upsert(card('far', [cap('demo.work')]), { origin: 'remote' });
     const { envelope, job } = await h.runtime.invoke(request('demo.work', 1, 'far'), { face: 't' });
     expect(envelope.data).toMatchObject({ code: 'RATE_LIMITED', retryable: true });
     expect(job?.state).toBe('FAILED');
@@ -161,14 +161,14 @@ describe('runtime routing', () => {
 
   it('fails a remote target with PEER_UNAVAILABLE when no RemoteInvoker is configured', async () => {
     h = await startRuntime({});
-    await h.runtime.registry.upsert(card('far', [cap('demo.work')]), { origin: 'remote' });
+    await h.runtime.agents.registry.upsert(card('far', [cap('demo.work')]), { origin: 'remote' });
     const { envelope } = await h.runtime.invoke(request('demo.work', 1, 'far'), { face: 't' });
     expect(envelope.data).toMatchObject({ code: 'PEER_UNAVAILABLE', retryable: true });
   });
 
   it('fails a local card without a handler with UNAVAILABLE', async () => {
     h = await startRuntime({});
-    await h.runtime.registry.upsert(card('ghost', [cap('demo.work')]));
+    await h.runtime.agents.registry.upsert(card('ghost', [cap('demo.work')]));
     const { envelope } = await h.runtime.invoke(request('demo.work', 1), { face: 't' });
     expect(envelope.data).toMatchObject({ code: 'UNAVAILABLE', retryable: true });
   });

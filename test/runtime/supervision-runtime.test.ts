@@ -118,7 +118,7 @@ describe('supervision trees in the runtime', () => {
       supervision: tree('one-for-all', [{ id: 'a' }, { id: 'b' }]),
     });
     const running = call(h, 'b.wait');
-    await until(() => h?.runtime.load('b') === 1);
+    await until(() => h?.runtime.jobs.load('b') === 1);
     await call(h, 'a.crash');
     const stopped = await running;
     expect(stopped.kind).toBe('error');
@@ -184,7 +184,7 @@ describe('supervision trees in the runtime', () => {
     const restarted = await h.log.read({ type: SUPERVISION_EVENTS.restarted });
     expect(restarted[0]).toMatchObject({ causation: jobId, trace: traceparent });
     // a job's own event stream stays job.* only
-    const jobEvents = await h.runtime.jobEvents(jobId as string);
+    const jobEvents = await h.runtime.jobs.events(jobId as string);
     expect(jobEvents.every((e) => e.type.startsWith('job.'))).toBe(true);
   });
 

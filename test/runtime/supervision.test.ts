@@ -136,8 +136,8 @@ describe('supervision', () => {
       create: () => ({ 'demo.a': () => 1 }),
     });
     h = await startRuntime({});
-    await expect(h.runtime.addAgent(broken)).rejects.toMatchObject({ code: 'INTERNAL' });
-    expect(h.runtime.registry.find('b')).toBeUndefined();
+    await expect(h.runtime.agents.add(broken)).rejects.toMatchObject({ code: 'INTERNAL' });
+    expect(h.runtime.agents.registry.find('b')).toBeUndefined();
   });
 });
 

@@ -21,7 +21,7 @@ let node: TestNode;
 
 beforeAll(async () => {
   node = await startNode();
-  await node.runtime.addAgent(
+  await node.runtime.agents.add(
     defineAgent({
       card: {
         id: 'eras',

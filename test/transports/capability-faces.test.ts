@@ -301,7 +301,7 @@ describe('a UCAN bound to a tenant by its caveats', () => {
     expect(await read(acme)).toBe(200);
     expect(await read(chain({ grant: forTenant('globex') }))).toBe(404);
     expect(await read(chain())).toBe(404); // bound to no tenant
-    expect((await node.runtime.getJob(id)).tenantId).toBe('acme');
+    expect((await node.runtime.jobs.get(id)).tenantId).toBe('acme');
   });
 });
 

@@ -79,7 +79,7 @@ export interface AgentDefinitionInit {
 /** An agent's stop hook (the counterpart of its `create` factory). */
 export type AgentStopHook = (handlers: AgentHandlers, context: AgentInstanceContext) => void | Promise<void>;
 
-/** A checked agent definition, ready for `runtime.addAgent`. */
+/** A checked agent definition, ready for `runtime.agents.add`. */
 export interface AgentDefinition {
   readonly card: AgentCard;
   readonly verbs: readonly VerbSpec[];

@@ -1,5 +1,5 @@
 /**
- * The cursor of `Runtime.listJobs` (docs/decisions/job-listing.md). Jobs are listed in
+ * The cursor of `Runtime.jobs.list` (docs/decisions/job-listing.md). Jobs are listed in
  * descending order of their position in the log — the `seq` of their `job.submitted` event —
  * so a page is "the newest matching jobs recorded before `seq` B". The cursor carries B and
  * a fingerprint of the filters it was issued for; it is opaque to callers:

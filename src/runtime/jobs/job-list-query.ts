@@ -1,5 +1,5 @@
 /**
- * What `Runtime.listJobs` takes (docs/decisions/job-listing.md): filters on a job's state, verb,
+ * What `Runtime.jobs.list` takes (docs/decisions/job-listing.md): filters on a job's state, verb,
  * creation time and tenant, a page size and a cursor; checking it, and matching a job against
  * it.
  */
@@ -24,7 +24,7 @@ export const DEFAULT_JOB_LIST_LIMIT = 50;
 /** The largest `limit` of one page. */
 export const MAX_JOB_LIST_LIMIT = 500;
 
-/** A query of `Runtime.listJobs`; every filter given must hold (AND). */
+/** A query of `Runtime.jobs.list`; every filter given must hold (AND). */
 export interface JobListQuery {
   /** Only jobs in one of these states (D8 names). @default every state */
   readonly states?: readonly JobState[];

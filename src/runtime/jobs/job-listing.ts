@@ -1,5 +1,5 @@
 /**
- * `Runtime.listJobs` (docs/decisions/job-listing.md): pages of a node's jobs, newest first.
+ * `Runtime.jobs.list` (docs/decisions/job-listing.md): pages of a node's jobs, newest first.
  *
  * Order: descending `seq` of each job's `job.submitted` event (`JobEntry.firstSeq`) — the order
  * in which the node recorded its jobs (D9's total order). The cursor (`job-cursor.ts`) carries

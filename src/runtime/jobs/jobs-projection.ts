@@ -52,7 +52,7 @@ export const JOBS_PROJECTION_NAME = 'runtime.jobs';
 /**
  * How many finished jobs the jobs projection keeps in memory by default: the most recently
  * finished ones. Older finished jobs stay in the log and are read from it on demand
- * (`Runtime.getJob`, duplicates inside the idempotency window); unfinished jobs are always kept.
+ * (`Runtime.jobs.get`, duplicates inside the idempotency window); unfinished jobs are always kept.
  */
 export const DEFAULT_RETAINED_FINISHED_JOBS = 10_000;
 

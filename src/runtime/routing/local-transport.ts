@@ -10,12 +10,12 @@ import type { Runtime } from '../runtime-interface.js';
 import type { RouteTransport } from './transport.js';
 
 /** Creates the local transport over a runtime (looked up at call time). */
-export function localTransport(runtime: () => Pick<Runtime, 'invoke' | 'registry'>): RouteTransport {
+export function localTransport(runtime: () => Pick<Runtime, 'invoke' | 'agents'>): RouteTransport {
   return {
     name: 'local',
     supports: (target) => target.scheme === 'local',
     async invoke({ target, envelope }, signal): Promise<Envelope> {
-      const { registry } = runtime();
+      const { registry } = runtime().agents;
       let agent = target.scheme === 'local' ? target.agent : undefined;
       if (agent === undefined) {
         agent = registry

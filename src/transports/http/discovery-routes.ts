@@ -36,7 +36,7 @@ function idOf(request: FastifyRequest): string {
 
 /** Registers the discovery routes on `app`. */
 export function registerDiscoveryRoutes(app: FastifyInstance, scope: FaceScope): void {
-  const { registry } = scope.components.runtime;
+  const { registry } = scope.components.runtime.agents;
 
   app.get('/agents', DISCOVERY_ROUTE, (request, reply) => {
     const capability = queryText(request, 'capability');

@@ -61,7 +61,7 @@ function expires(card: AgentCard): boolean {
  *
  * @throws PlexusError `INVALID_PARAMS` when `ttlMs` is not a whole number of ms ≥ 1.
  * @example
- * const presence = emergencePresence(runtime.registry, { ttlMs: 300_000 });
+ * const presence = emergencePresence(runtime.agents.registry, { ttlMs: 300_000 });
  * presence.start();
  */
 export function emergencePresence(registry: Registry, init: EmergencePresenceInit = {}): EmergencePresence {

@@ -76,7 +76,7 @@ export function registerEmergenceRoute(
   presenceInit: EmergencePresenceInit = {},
 ): void {
   const { runtime, nodeId } = scope.components;
-  const presence = emergencePresence(runtime.registry, { logger: scope.logger, ...presenceInit });
+  const presence = emergencePresence(runtime.agents.registry, { logger: scope.logger, ...presenceInit });
   presence.start();
   app.addHook('onClose', (_instance, hookDone) => {
     presence.stop();
@@ -87,7 +87,7 @@ export function registerEmergenceRoute(
     message.to === BROADCAST || parseCapabilitySelector(message.to) !== undefined ? nodeId : message.to;
 
   async function hello(message: Envelope): Promise<EmergenceAnswer> {
-    const existing = runtime.registry.find(message.from);
+    const existing = runtime.agents.registry.find(message.from);
     if (existing !== undefined && existing.card.origin !== 'remote') {
       throw new PlexusError(
         'CONFLICT',
@@ -95,7 +95,7 @@ export function registerEmergenceRoute(
         { details: { agent: message.from } },
       );
     }
-    const stored = await runtime.registry.upsert(helloCard(message), {
+    const stored = await runtime.agents.registry.upsert(helloCard(message), {
       origin: 'remote',
       causation: message.id,
     });
@@ -113,7 +113,7 @@ export function registerEmergenceRoute(
     httpRequest: FastifyRequest,
   ): Promise<{ answer: EmergenceAnswer; duplicate: boolean }> {
     const capability = emergenceCapability(message) ?? scope.capabilityOf(httpRequest);
-    const work = helpRequest(message, runtime.registry, (name) => runtime.resolveVerb(name));
+    const work = helpRequest(message, runtime.agents.registry, (name) => runtime.agents.resolveVerb(name));
     // W3C trace context: the request's traceparent header (a new trace without a valid one)
     const traceparent = work.traceparent ?? traceOfRequest(httpRequest.raw).traceparent;
     adoptTrace(httpRequest.raw, traceparent);

@@ -158,7 +158,7 @@ export function registerEsrpEvents(app: FastifyInstance, scope: FaceScope): void
     heartbeat.unref();
     let last = after;
     try {
-      for await (const event of runtime.watchJob(id, { afterSeq: after, signal: controller.signal })) {
+      for await (const event of runtime.jobs.watch(id, { afterSeq: after, signal: controller.signal })) {
         if (revoked()) {
           res.write(REVOKED);
           break;

@@ -97,10 +97,10 @@ export function registerEsrpJobList(
   app.get('/v1/jobs', route, async (request: FastifyRequest, reply) => {
     const query = jobListQueryOf(request.query);
     const tenant = listTenantOf(scope.principalOf(request));
-    const page = await runtime.listJobs(tenant === undefined ? query : { ...query, tenant });
+    const page = await runtime.jobs.list(tenant === undefined ? query : { ...query, tenant });
     const body: JsonObject = {
       esrp_version: ESRP_VERSION,
-      jobs: page.jobs.map((job) => esrpJobAnswer(job, runtime.registry).body),
+      jobs: page.jobs.map((job) => esrpJobAnswer(job, runtime.agents.registry).body),
       next_cursor: page.nextCursor ?? null,
     };
     return reply.code(200).type('application/json; charset=utf-8').send(body);

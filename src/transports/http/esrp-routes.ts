@@ -60,9 +60,9 @@ export function decodeEsrpHttpRequest(scope: FaceScope, request: FastifyRequest)
   scope.parsed(request, value);
   const { envelope: named, typed } = decodeEsrpRequestTyped(value);
   const { runtime } = scope.components;
-  const { registry } = runtime;
+  const { registry } = runtime.agents;
   // `state.createSession` is `state.create_session` (docs/decisions/primitive-names.md)
-  const verb = runtime.resolveVerb(named.verb);
+  const verb = runtime.agents.resolveVerb(named.verb);
   const to = registry.find(typed.target.service) === undefined ? capabilitySelector(verb) : named.to;
   // The trace: the body's `context` when it has one, else the request's traceparent header
   // (a new trace when that is missing or invalid); the answer names it (header and `context`).
@@ -119,7 +119,7 @@ async function submit(
   const { runtime } = scope.components;
   const { job, duplicate, warnings } = await runtime.submit(decoded.envelope, decoded.context);
   // The job is work in flight until it ends: it keeps the node's admission slot until then.
-  keepSlotUntil(request, runtime.waitForJob(job.id));
+  keepSlotUntil(request, runtime.jobs.wait(job.id));
   reply.header('location', `/v1/jobs/${encodeURIComponent(job.id)}`);
   return send(reply, esrpAcceptedAnswer(job, decoded.typed.request_id, warnings), duplicate, true);
 }
@@ -139,7 +139,7 @@ function jobIdOf(request: FastifyRequest): string {
  * @throws PlexusError `NOT_FOUND` for a missing job or one of another tenant.
  */
 export async function visibleJob(scope: FaceScope, request: FastifyRequest, id: string): Promise<Job> {
-  const job = await scope.components.runtime.getJob(id);
+  const job = await scope.components.runtime.jobs.get(id);
   if (!visibleToTenant(job.tenantId, scope.principalOf(request))) throw jobNotFound(id);
   return job;
 }
@@ -168,13 +168,13 @@ export function registerEsrpRoutes(app: FastifyInstance, scope: FaceScope): void
 
   app.get('/v1/jobs/:id', ESRP_ROUTE, async (request, reply) => {
     const job = await visibleJob(scope, request, jobIdOf(request));
-    return send(reply, esrpJobAnswer(job, runtime.registry));
+    return send(reply, esrpJobAnswer(job, runtime.agents.registry));
   });
 
   app.delete('/v1/jobs/:id', ESRP_ROUTE, async (request, reply) => {
     const id = jobIdOf(request);
     await visibleJob(scope, request, id); // another tenant's job is not cancelled: it is "missing"
-    const job = await runtime.cancelJob(id, { reason: 'cancelled by DELETE /v1/jobs/{id}' });
-    return send(reply, esrpJobAnswer(job, runtime.registry));
+    const job = await runtime.jobs.cancel(id, { reason: 'cancelled by DELETE /v1/jobs/{id}' });
+    return send(reply, esrpJobAnswer(job, runtime.agents.registry));
   });
 }

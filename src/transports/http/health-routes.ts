@@ -14,7 +14,7 @@ import type { FaceRouteConfig } from './faces.js';
 /** The route config of the health routes. */
 export const HEALTH_ROUTE: { readonly config: FaceRouteConfig } = { config: { face: 'health' } };
 
-/** A job id no job has: `getJob` of it tells a started runtime (NOT_FOUND) from a stopped one. */
+/** A job id no job has: `jobs.get` of it tells a started runtime (NOT_FOUND) from a stopped one. */
 const PROBE_JOB_ID = 'plexus-readiness-probe';
 
 /** Why the node is not ready, or `undefined` when it is. */
@@ -26,7 +26,7 @@ export async function notReadyReason(scope: FaceScope): Promise<string | undefin
     return 'the event log is not open';
   }
   try {
-    await runtime.getJob(PROBE_JOB_ID);
+    await runtime.jobs.get(PROBE_JOB_ID);
   } catch (error) {
     if (!(error instanceof PlexusError) || error.code !== 'NOT_FOUND') return 'the runtime is not started';
   }

@@ -211,14 +211,14 @@ export async function registerPaymentRoutes(
 
   /** Refuses params the verb would refuse, and a verb nobody offers, before any payment. */
   const precheck = (verb: string, params: JsonValue): void => {
-    const card = runtime.registry.byCapability(verb)[0];
+    const card = runtime.agents.registry.byCapability(verb)[0];
     if (card === undefined) {
       throw new PlexusError('UNKNOWN_VERB', `no agent here offers the priced verb ${verb}`, {
         details: { verb },
       });
     }
     const schema =
-      runtime.registry.verbSpec(card.id, verb)?.input ??
+      runtime.agents.registry.verbSpec(card.id, verb)?.input ??
       card.capabilities.find((c) => c.verb === verb)?.input;
     if (schema !== undefined) throwIfProblems(validateAgainstSchema(schema, params), `params of ${verb}`);
   };

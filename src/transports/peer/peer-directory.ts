@@ -32,7 +32,7 @@ export interface PeerDirectoryInit {
   /** The peer nodes, in priority order. */
   readonly peers: readonly PeerConfig[];
   /** The runtime whose registry receives the remote cards (started before the directory). */
-  readonly runtime: Pick<Runtime, 'registry'>;
+  readonly runtime: Pick<Runtime, 'agents'>;
   /** Time between polls of a healthy peer, ms. @default 10000 */
   readonly intervalMs?: number;
   /** The longest time between polls of a failing peer, ms. @default 60000 */
@@ -126,7 +126,7 @@ export function peerDirectory(init: PeerDirectoryInit): PeerDirectory {
   const random = init.random ?? Math.random;
   const logger = init.logger ?? silentLogger;
   const timer = init.timer ?? realPollTimer();
-  const { registry } = init.runtime;
+  const { registry } = init.runtime.agents;
 
   const states = new Map<string, PeerState>();
   for (const peer of init.peers) {

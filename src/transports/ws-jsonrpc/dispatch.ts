@@ -166,7 +166,7 @@ export function resultOf(answer: Envelope): JsonValue {
 
 /** True when some agent offering `verb` declares it a `stream` verb (VerbSpec category). */
 export function isStreamVerb(runtime: Runtime, verb: string): boolean {
-  const { registry } = runtime;
+  const { registry } = runtime.agents;
   return registry.byCapability(verb).some((card) => registry.verbSpec(card.id, verb)?.category === 'stream');
 }
 
@@ -194,7 +194,7 @@ export interface CallerContext {
 export interface DispatchOptions {
   /**
    * JSON-RPC method → verb, for methods this face alone names differently; the runtime's alias
-   * table (`runtime.resolveVerb`) is consulted after it.
+   * table (`runtime.agents.resolveVerb`) is consulted after it.
    */
   readonly methodAliases: ReadonlyMap<string, string>;
 }
@@ -245,13 +245,13 @@ async function streamCall(
   const { job, duplicate } = await runtime.submit(request, context, { signal });
   const cancel = (): void => {
     if (!duplicate) {
-      runtime.cancelJob(job.id, { reason: 'the WebSocket connection closed' }).catch(() => undefined);
+      runtime.jobs.cancel(job.id, { reason: 'the WebSocket connection closed' }).catch(() => undefined);
     }
   };
   signal.addEventListener('abort', cancel, { once: true });
   try {
     let seq = 0;
-    for await (const event of runtime.watchJob(job.id, { signal })) {
+    for await (const event of runtime.jobs.watch(job.id, { signal })) {
       if (event.type === 'job.progress') {
         const data = isJsonObject(event.data) ? (event.data.progress ?? null) : null;
         const chunk: WsStreamChunk = { id, job: job.id, seq: ++seq, data };
@@ -259,8 +259,8 @@ async function streamCall(
       }
       if (event.terminal) break;
     }
-    await runtime.waitForJob(job.id, { signal });
-    const answer = await runtime.answerOf(job.id, { signal });
+    await runtime.jobs.wait(job.id, { signal });
+    const answer = await runtime.jobs.answer(job.id, { signal });
     announceWarnings(caller, id, warningsOf(answer));
     return resultOf(answer);
   } finally {
@@ -297,7 +297,7 @@ export function hyperspaceDispatch(
     envelope: Parameters<JsonRpcDispatch>[3],
   ): Promise<JsonValue> {
     // the face's own aliases, then the runtime's table (the seed's camelCase primitive methods)
-    const verb = options.methodAliases.get(method) ?? runtime.resolveVerb(method);
+    const verb = options.methodAliases.get(method) ?? runtime.agents.resolveVerb(method);
     const { data, controls } = splitParams(params);
     const isNotification = envelope.kind === 'notification';
     const id = isNotification ? undefined : jsonRpcIdOf(envelope);

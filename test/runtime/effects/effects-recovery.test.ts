@@ -57,7 +57,7 @@ describe('charges across a restart', () => {
       });
       try {
         await second.start();
-        const job = await second.getJob(submitted.job.id);
+        const job = await second.jobs.get(submitted.job.id);
         expect(job.state).toBe('FAILED');
         expect(job.error).toMatchObject({ code: 'UNAVAILABLE', retryable: true });
         expect(second.ledger.figures('tenant:acme').spent).toBe(0);

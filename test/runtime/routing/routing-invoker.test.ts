@@ -331,12 +331,12 @@ describe('routing invoker: fallback policies', () => {
     );
     const receipt = envelope.data as { queued: boolean; job: string; state: string };
     expect(receipt).toMatchObject({ queued: true, fallback: 'queue-for-sync', state: 'SUBMITTED' });
-    const pending = await n.runtime.getJob(receipt.job);
+    const pending = await n.runtime.jobs.get(receipt.job);
     expect(['SUBMITTED', 'WORKING']).toContain(pending.state);
     const [queued] = await n.log.read({ type: ROUTING_EVENTS.syncQueued });
     expect(queued?.data).toMatchObject({ job: receipt.job, target: `${FAR}/worker` });
     peers[0]!.up = true;
-    const done = await n.runtime.waitForJob(receipt.job);
+    const done = await n.runtime.jobs.wait(receipt.job);
     expect(done.state).toBe('COMPLETED');
     expect(done.outputs).toEqual({ by: 'far-0', input: { q: 'sync' } });
     const [delivered] = await n.log.read({ type: ROUTING_EVENTS.syncDelivered });
@@ -360,7 +360,7 @@ describe('routing invoker: fallback policies', () => {
       targeted('demo.work', 1, `${FAR}/worker`, { _x_agentese_fallback_policy: 'later' }),
       { face: 't' },
     );
-    const job = await runtime.waitForJob((envelope.data as { job: string }).job);
+    const job = await runtime.jobs.wait((envelope.data as { job: string }).job);
     expect(job.state).toBe('FAILED');
     expect(job.error?.message).toMatch(/not delivered after 3 attempt/);
     const [abandoned] = await log.read({ type: ROUTING_EVENTS.syncAbandoned });
@@ -381,7 +381,7 @@ describe('routing invoker: fallback policies', () => {
       { face: 't' },
     );
     const jobId = (envelope.data as { job: string }).job;
-    expect((await first.getJob(jobId)).state).not.toBe('COMPLETED');
+    expect((await first.jobs.get(jobId)).state).not.toBe('COMPLETED');
     await first.stop({ drainMs: 0 });
     // Stopped, not cancelled: the log holds no end for the delivery job.
     const ends = await log.read({ causation: jobId, type: ['job.completed', 'job.failed', 'job.canceled'] });
@@ -389,7 +389,7 @@ describe('routing invoker: fallback policies', () => {
     peer.up = true;
     const second = await startOn();
     open.push({ close: () => second.stop({ drainMs: 0 }) });
-    const done = await second.waitForJob(jobId);
+    const done = await second.jobs.wait(jobId);
     expect(done.state).toBe('COMPLETED');
     expect(done.outputs).toEqual({ by: 'far-0', input: { q: 'later' } });
   });

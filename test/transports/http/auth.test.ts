@@ -88,7 +88,7 @@ describe('HTTP faces with auth on', () => {
     const esrp = await post(`${node.base}/v1/execute`, esrpRequest('demo', 'echo'), bearer(good));
     expect(esrp.status).toBe(200);
     const jobId = (esrp.body['job'] as JsonObject)['job_id'] as string;
-    const [submitted] = await node.runtime.jobEvents(jobId);
+    const [submitted] = await node.runtime.jobs.events(jobId);
     expect(submitted?.data).toMatchObject({ principal: 'alice', face: 'esrp' });
 
     const em = await post(`${node.base}/emergence`, emergence('HELP', { hi: 1 }, 'echo'), bearer(good));

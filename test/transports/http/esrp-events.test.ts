@@ -29,7 +29,7 @@ describe('ESRP job events (SSE)', () => {
   }
 
   async function logSeqs(id: string): Promise<number[]> {
-    return (await node.runtime.jobEvents(id)).map((e) => e.seq);
+    return (await node.runtime.jobs.events(id)).map((e) => e.seq);
   }
 
   it('streams every event of a job with id = seq and ends after the final one', async () => {

@@ -27,7 +27,7 @@ const SEED_REFUSAL = {
 
 beforeAll(async () => {
   node = await startNode();
-  await node.runtime.addAgent(
+  await node.runtime.agents.add(
     defineAgent({
       card: {
         id: 'consent',

@@ -78,23 +78,24 @@ describe('internal failures', () => {
   beforeAll(async () => {
     node = await startNode({
       patch: (components) => {
+        const fail = () => Promise.reject(new Error('secret detail /etc/plexus/key'));
+        const registry = new Proxy(components.runtime.agents.registry, {
+          get(target, name, r) {
+            if (name === 'list') {
+              return () => {
+                throw new TypeError('secret detail in list');
+              };
+            }
+            return Reflect.get(target, name, r) as unknown;
+          },
+        });
+        const agents = { ...components.runtime.agents, registry };
+        const jobs = { ...components.runtime.jobs, get: fail };
         const broken = new Proxy(components.runtime, {
           get(target, key, receiver) {
-            if (key === 'invoke' || key === 'getJob') {
-              return () => Promise.reject(new Error('secret detail /etc/plexus/key'));
-            }
-            if (key === 'registry') {
-              return new Proxy(target.registry, {
-                get(registry, name, r) {
-                  if (name === 'list') {
-                    return () => {
-                      throw new TypeError('secret detail in list');
-                    };
-                  }
-                  return Reflect.get(registry, name, r) as unknown;
-                },
-              });
-            }
+            if (key === 'invoke') return fail;
+            if (key === 'agents') return agents;
+            if (key === 'jobs') return jobs;
             return Reflect.get(target, key, receiver) as unknown;
           },
         });

@@ -73,12 +73,12 @@ async function pair(): Promise<{
 describe('node-to-node calls', () => {
   it('shows a peer’s agents as remote cards', async () => {
     const { one, two } = await pair();
-    const echo = two.runtime.registry.get('echo');
+    const echo = two.runtime.agents.registry.get('echo');
     expect(echo.origin).toBe('remote');
     expect(echo.extensions?.[PEER_EXTENSION]).toBe(one.url);
-    expect(one.runtime.registry.get('upper').origin).toBe('remote');
+    expect(one.runtime.agents.registry.get('upper').origin).toBe('remote');
     // a node never re-exports what it learned: node 1 does not get its own echo back from node 2
-    expect(one.runtime.registry.get('echo').origin).toBe('local');
+    expect(one.runtime.agents.registry.get('echo').origin).toBe('local');
   });
 
   it('forwards a call by agent id and by capability selector, and the answer comes back', async () => {
@@ -190,7 +190,7 @@ describe('node-to-node calls', () => {
     const captured: string[] = [];
     const recorder = await scriptedServer((received) => {
       if (received.url.startsWith('/agents'))
-        return { status: 200, body: { agents: [one.runtime.registry.get('echo')] } };
+        return { status: 200, body: { agents: [one.runtime.agents.registry.get('echo')] } };
       captured.push(received.body);
       return { status: 503, body: '' };
     });

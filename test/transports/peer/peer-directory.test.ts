@@ -72,28 +72,28 @@ describe('peerDirectory', () => {
     const d = directory({ peers: [{ url: p.url }], runtime });
     const status = await d.refresh();
     expect(status).toEqual([{ url: p.url, reachable: true, failures: 0, agents: ['alpha', 'beta'] }]);
-    const alpha = runtime.registry.get('alpha');
+    const alpha = runtime.agents.registry.get('alpha');
     expect(alpha.origin).toBe('remote');
     expect(alpha.extensions?.[PEER_EXTENSION]).toBe(p.url);
     expect(alpha.revision).toBe(1);
     expect(d.peerFor(alpha)).toEqual({ url: p.url });
-    expect(runtime.registry.byCapability('beta.run').map((c) => c.id)).toEqual(['beta']);
-    expect(runtime.registry.get('mine').origin).toBe('local');
+    expect(runtime.agents.registry.byCapability('beta.run').map((c) => c.id)).toEqual(['beta']);
+    expect(runtime.agents.registry.get('mine').origin).toBe('local');
   });
 
   it('never takes cards that are remote on the peer (no loops)', async () => {
     const { runtime } = await local();
     const p = await peer([card('alpha'), card('relayed', { origin: 'remote' })]);
     await directory({ peers: [{ url: p.url }], runtime }).refresh();
-    expect(runtime.registry.find('relayed')).toBeUndefined();
-    expect(runtime.registry.find('alpha')).toBeDefined();
+    expect(runtime.agents.registry.find('relayed')).toBeUndefined();
+    expect(runtime.agents.registry.find('alpha')).toBeDefined();
   });
 
   it('accepts a bare array of cards too', async () => {
     const { runtime } = await local();
     const s = await server(() => ({ status: 200, body: [card('alpha')] }));
     await directory({ peers: [{ url: s.url }], runtime }).refresh();
-    expect(runtime.registry.find('alpha')?.card.origin).toBe('remote');
+    expect(runtime.agents.registry.find('alpha')?.card.origin).toBe('remote');
   });
 
   it('writes nothing when the cards did not change, and updates a changed card', async () => {
@@ -107,8 +107,8 @@ describe('peerDirectory', () => {
     expect((await log.head()).seq).toBe(before);
     p.state.cards = [card('alpha', { description: 'now described' })];
     await d.refresh();
-    expect(runtime.registry.get('alpha').description).toBe('now described');
-    expect(runtime.registry.get('alpha').revision).toBe(2);
+    expect(runtime.agents.registry.get('alpha').description).toBe('now described');
+    expect(runtime.agents.registry.get('alpha').revision).toBe(2);
   });
 
   it('removes cards that disappear from the peer', async () => {
@@ -119,8 +119,8 @@ describe('peerDirectory', () => {
     p.state.cards = [card('beta')];
     const [status] = await d.refresh();
     expect(status?.agents).toEqual(['beta']);
-    expect(runtime.registry.find('alpha')).toBeUndefined();
-    expect(runtime.registry.get('mine').origin).toBe('local');
+    expect(runtime.agents.registry.find('alpha')).toBeUndefined();
+    expect(runtime.agents.registry.get('mine').origin).toBe('local');
   });
 
   it('keeps a local card over a peer’s card with the same id; the first peer wins over the second', async () => {
@@ -135,9 +135,9 @@ describe('peerDirectory', () => {
     });
     await d.refresh();
     await d.refresh();
-    expect(runtime.registry.get('mine').origin).toBe('local');
-    expect(runtime.registry.get('shared').extensions?.[PEER_EXTENSION]).toBe(first.url);
-    expect(runtime.registry.get('shared').description).toBeUndefined();
+    expect(runtime.agents.registry.get('mine').origin).toBe('local');
+    expect(runtime.agents.registry.get('shared').extensions?.[PEER_EXTENSION]).toBe(first.url);
+    expect(runtime.agents.registry.get('shared').description).toBeUndefined();
     // warned once per id and peer, not once per poll
     expect(warnings.filter((w) => w.includes('already has'))).toHaveLength(2);
   });
@@ -153,7 +153,7 @@ describe('peerDirectory', () => {
     expect(first?.lastError).toMatch(/503/);
     const [second] = await d.refresh();
     expect(second).toMatchObject({ reachable: false, failures: 2, agents: [] });
-    expect(runtime.registry.find('alpha')).toBeUndefined();
+    expect(runtime.agents.registry.find('alpha')).toBeUndefined();
     p.state.status = 200;
     const [back] = await d.refresh();
     expect(back).toMatchObject({ reachable: true, failures: 0, agents: ['alpha'] });
@@ -177,8 +177,8 @@ describe('peerDirectory', () => {
     const { runtime } = await local();
     const s = await server(() => ({ status: 200, body: { agents: [{ id: 'broken' }, card('alpha')] } }));
     await directory({ peers: [{ url: s.url }], runtime }).refresh();
-    expect(runtime.registry.find('broken')).toBeUndefined();
-    expect(runtime.registry.find('alpha')).toBeDefined();
+    expect(runtime.agents.registry.find('broken')).toBeUndefined();
+    expect(runtime.agents.registry.find('alpha')).toBeDefined();
   });
 
   it('sends the peer token as a bearer credential', async () => {
@@ -193,19 +193,19 @@ describe('peerDirectory', () => {
     const { runtime } = await local();
     const old = await peer([card('ghost')]);
     await directory({ peers: [{ url: old.url }], runtime }).refresh();
-    expect(runtime.registry.find('ghost')).toBeDefined();
+    expect(runtime.agents.registry.find('ghost')).toBeDefined();
     const p = await peer([card('alpha')]);
     const timer = manualTimer();
     const d = directory({ peers: [{ url: p.url }], runtime, timer });
     await d.start();
     await d.start();
-    expect(runtime.registry.find('ghost')).toBeUndefined();
+    expect(runtime.agents.registry.find('ghost')).toBeUndefined();
     const first = await timer.next();
     expect(first.delayMs).toBe(0);
     first.fire();
     // The next poll is scheduled once the first one has been applied.
     await timer.next();
-    expect(runtime.registry.find('alpha')).toBeDefined();
+    expect(runtime.agents.registry.find('alpha')).toBeDefined();
     await d.stop();
     await d.stop();
   });

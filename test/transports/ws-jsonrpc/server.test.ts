@@ -257,7 +257,7 @@ describe('attachWsJsonRpc', () => {
       const job = chunks[0]?.params.job ?? '';
       expect(chunks.every((c) => c.params.job === job)).toBe(true);
       expect(received[5]).toEqual({ jsonrpc: '2.0', result: { count: 5 }, id: 'job-1' });
-      expect((await node.runtime.getJob(job)).state).toBe('COMPLETED');
+      expect((await node.runtime.jobs.get(job)).state).toBe('COMPLETED');
     });
 
     it('streams any verb when the call asks with _x_stream: true', async () => {

@@ -1,0 +1,27 @@
+/**
+ * `runtime.agents`: the agents half of the runtime facade (issue 12 item 7) — the registry of
+ * local and remote cards, verb aliases, and adding or removing a hosted agent at run time.
+ */
+import type { AgentCard } from '../../core/records/agent-card.js';
+import type { SignalOptions } from '../../store/event-log.js';
+import type { AgentDefinition } from './agent.js';
+import type { Registry } from './registry.js';
+
+/** The agents a runtime hosts and knows of. */
+export interface RuntimeAgents {
+  /** The agent registry (cards, verb specs; remote cards are upserted here with `origin: 'remote'`). */
+  readonly registry: Registry;
+  /**
+   * The canonical verb of a name: the verb an alias declared by a hosted agent stands for
+   * (`state.createSession` → `state.create_session`, an `@version` kept), else the name itself.
+   * `invoke` and `submit` resolve the request's verb with it before anything else.
+   */
+  resolveVerb(name: string): string;
+  /**
+   * Registers and supervises a local agent (replacing one with the same id).
+   * @throws PlexusError `INTERNAL` when its factory fails; the registry's errors.
+   */
+  add(definition: AgentDefinition, options?: SignalOptions): Promise<AgentCard>;
+  /** Unregisters an agent. @throws PlexusError `NOT_FOUND`. */
+  remove(id: string, options?: SignalOptions): Promise<void>;
+}
