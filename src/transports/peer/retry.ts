@@ -4,6 +4,7 @@
  */
 import type { Envelope } from '../../core/envelope.js';
 import { PlexusError } from '../../core/errors.js';
+import { silentLogger, type Logger } from '../../core/logger.js';
 import { withDetails } from './peer-wire.js';
 
 /** The default delays before each retry, ms (D4). */
@@ -127,4 +128,59 @@ export async function retryAttempts(
     run.onRetry(outcome.error, wait);
     await run.sleep(wait, signal);
   }
+}
+
+/** The retry options a remote invoker takes (the Emergence endpoint client, the peer invoker). */
+export interface RetryOptions {
+  /** The retry schedule. @default { delaysMs: [500, 1000, 2000], jitter: 0.2 } */
+  readonly retry?: PeerRetryInit;
+  /** Random numbers in [0, 1) for the jitter. @default Math.random */
+  readonly random?: () => number;
+  /** How to wait between attempts (tests may shorten it). @default an abortable setTimeout */
+  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Where retries are logged. @default silentLogger */
+  readonly logger?: Logger;
+}
+
+/**
+ * Checks `options` once and returns how to make the {@link RetryRun} of one call: each retry
+ * is logged as a warning with `fields`, the error's code and the wait, under `message`.
+ *
+ * @throws PlexusError `INVALID_PARAMS` for a bad retry schedule.
+ * @example
+ * const runOf = retryRunner(init, cancelled);
+ * await retryAttempts(attempt, signal, runOf({ peer: url }, 'peer call failed; retrying'));
+ */
+export function retryRunner(
+  options: RetryOptions,
+  cancelled: () => PlexusError,
+): (fields: Readonly<Record<string, unknown>>, message: string) => RetryRun {
+  const schedule = retrySchedule(options.retry);
+  const random = options.random ?? Math.random;
+  const sleep = options.sleep ?? abortableSleep;
+  const logger = options.logger ?? silentLogger;
+  return (fields, message) => ({
+    schedule,
+    random,
+    sleep,
+    cancelled,
+    onRetry: (error, waitMs) => {
+      logger.warn({ ...fields, code: error.code, retryInMs: waitMs }, message);
+    },
+  });
+}
+
+/**
+ * Checks the longest wait for one attempt.
+ *
+ * @throws PlexusError `INVALID_PARAMS` unless `ms` is a whole number ≥ 1.
+ */
+export function checkAttemptTimeout(ms: number): number {
+  if (!Number.isSafeInteger(ms) || ms < 1) {
+    throw new PlexusError(
+      'INVALID_PARAMS',
+      `attemptTimeoutMs must be a whole number of ms ≥ 1, got ${String(ms)}`,
+    );
+  }
+  return ms;
 }
