@@ -56,6 +56,18 @@ describe('createRegistry', () => {
     expect(registry.list()).toEqual([]);
   });
 
+  it('keeps the revision, and appends nothing, when the same card is registered again', async () => {
+    const first = await registry.upsert(card('a', [cap('demo.echo')]));
+    const again = await registry.upsert(card('a', [cap('demo.echo')], { revision: 7 }));
+    expect(again).toEqual(first);
+    const remote = await registry.upsert(card('a', [cap('demo.echo')]), { origin: 'remote' });
+    expect(remote.revision).toBe(2); // a different origin is a change
+    expect((await log.read()).map((e) => e.type)).toEqual([
+      RUNTIME_EVENTS.agentRegistered,
+      RUNTIME_EVENTS.agentUpdated,
+    ]);
+  });
+
   it('updates a duplicate id and increments the revision', async () => {
     await registry.upsert(card('a', [cap('demo.echo')]));
     await registry.upsert(card('a', [cap('demo.echo')], { version: '2.0.0' }));
@@ -178,7 +190,7 @@ describe.each(LOG_BACKENDS)('registry on the $name log', ({ make }) => {
       const first = createRegistry({ log });
       await first.start();
       await first.upsert(card('a', [cap('demo.echo')]));
-      await first.upsert(card('a', [cap('demo.echo')]));
+      await first.upsert(card('a', [cap('demo.echo')], { version: '2.0.0' }));
       await first.upsert(card('r', [cap('demo.echo')]), { origin: 'remote' });
       const before = first.list();
       await first.stop();

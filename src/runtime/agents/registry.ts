@@ -13,6 +13,7 @@ import type { EventLog, SignalOptions } from '../../store/event-log.js';
 import type { SnapshotStore } from '../../store/projection-snapshots.js';
 import { projectionView, type ProjectionView } from '../../store/projection-view.js';
 import { verifyProjectionView, type ProjectionCheck } from '../../store/projection-verify.js';
+import { canonicalizeJcs } from '../../core/canonical/jcs.js';
 import { checkVerbSpecs } from './agent.js';
 import { RUNTIME_EVENTS, type AgentCardEventData } from '../events.js';
 import { registryProjection, type RegistryEntry, type RegistryState } from './registry-projection.js';
@@ -43,7 +44,8 @@ export interface Registry {
   stop(): Promise<void>;
   /**
    * Registers a card, or updates the card with the same id (revision + 1). The card's own
-   * `revision` is ignored: the registry counts. Resolves with the stored card.
+   * `revision` is ignored: the registry counts. A card, origin and verb specs equal to what is
+   * stored change nothing (no event, same revision). Resolves with the stored card.
    *
    * @throws PlexusError `INVALID_PARAMS` with `details.problems` for a card missing required
    *   fields (id, name, version, tier, capabilities) or otherwise invalid, or a bad verb
@@ -154,6 +156,9 @@ export function createRegistry(init: RegistryInit): Registry {
         const origin = options.origin ?? checked.origin ?? 'local';
         return serialize(async () => {
           const previous = view.state().get(checked.id);
+          // Re-registering the same card (every restart does) keeps its revision: no event.
+          if (previous !== undefined && sameRegistration(previous, checked, origin, verbs))
+            return previous.card;
           const stored: AgentCard = { ...checked, origin, revision: (previous?.card.revision ?? 0) + 1 };
           const data: AgentCardEventData = { card: stored, verbs };
           const event = await log.append(
@@ -223,4 +228,17 @@ function eraSpec(entry: RegistryEntry, verb: string): VerbSpec | undefined {
 /** Compares agent ids by UTF-16 code units: the deterministic order of every listing. */
 export function compareIds(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** True when `card` with `origin` and `verbs` is what `entry` already holds (its revision aside). */
+function sameRegistration(
+  entry: RegistryEntry,
+  card: AgentCard,
+  origin: AgentOrigin,
+  verbs: readonly VerbSpec[],
+): boolean {
+  return (
+    canonicalizeJcs({ ...card, origin, revision: 0 }) === canonicalizeJcs({ ...entry.card, revision: 0 }) &&
+    canonicalizeJcs(verbs) === canonicalizeJcs(entry.verbs)
+  );
 }
