@@ -1,7 +1,7 @@
 /**
  * The one logger type of Plexus: a structured, pino-compatible subset (`info`, `warn`,
  * `error`, each taking a fields object and an optional message). Faces, the router, the
- * runtime's logging observer and the command line all log through it; a pino logger can be
+ * runtime and the command line all log through it; a pino logger can be
  * passed as is. Plexus code never uses `console`.
  */
 

@@ -45,7 +45,6 @@ import { hyperspaceHost } from './primitive-host.js';
 import { NODE_PROJECTIONS } from './data-dir-replay.js';
 import { loadOrCreateNodeKey, type NodeKey } from './node-key.js';
 import { nodeRouter } from './node-router.js';
-import { loggingObserver } from './node-observer.js';
 import { trackLogHealth } from './log-health.js';
 import { cleanupStack, type CleanupStack } from './cleanup-stack.js';
 
@@ -276,7 +275,7 @@ export function createNode(init: NodeInit = {}): Node {
         nodeId,
         agents,
         verifier,
-        observer: loggingObserver(logger),
+        logger,
         requireAuth: policy.required,
         // Agents announced by HELLO with an endpoint are reached there; other remote cards via the peers.
         remote: emergenceRemoteInvoker({ nodeId, logger, ...(remote === undefined ? {} : { next: remote }) }),

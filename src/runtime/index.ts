@@ -119,7 +119,6 @@ export {
   type Observer,
   type ObserverAttributes,
   type ObserverSpan,
-  type RecordedEvent,
   type RecordedSpan,
 } from './observer.js';
 export {

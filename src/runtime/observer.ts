@@ -1,12 +1,13 @@
 /**
  * The runtime's observability hook: a small injected interface through which every pipeline
- * step reports a span, counters and notable happenings. No OpenTelemetry dependency here;
- * the observability layer adapts this interface to OTEL, Prometheus and the logger later.
+ * step reports a span and counters. No OpenTelemetry dependency here; the observability layer
+ * adapts this interface to OTEL and Prometheus later. Notable happenings are not reported here:
+ * the runtime logs them on its `Logger` (see `RuntimeComponents.logger`).
  * A no-op default and an in-memory recorder (for tests) are provided.
  */
 import type { PlexusError } from '../core/errors.js';
 
-/** Span, counter and event attributes: flat scalars only. */
+/** Span and counter attributes: flat scalars only. */
 export type ObserverAttributes = Readonly<Record<string, string | number | boolean>>;
 
 /** A span in progress. */
@@ -21,8 +22,6 @@ export interface Observer {
   span(name: string, attributes?: ObserverAttributes): ObserverSpan;
   /** Adds `value` (default 1) to the counter `name`. */
   count(name: string, attributes?: ObserverAttributes, value?: number): void;
-  /** Reports a notable happening (an agent restart, a contained rejection, a failed append). */
-  event(name: string, attributes?: ObserverAttributes): void;
 }
 
 const NOOP_SPAN: ObserverSpan = { end: () => undefined };
@@ -31,7 +30,6 @@ const NOOP_SPAN: ObserverSpan = { end: () => undefined };
 export const noopObserver: Observer = {
   span: () => NOOP_SPAN,
   count: () => undefined,
-  event: () => undefined,
 };
 
 /** One finished (or still open) span in a {@link MemoryObserver}. */
@@ -46,18 +44,10 @@ export interface RecordedSpan {
   durationMs?: number;
 }
 
-/** One recorded event. */
-export interface RecordedEvent {
-  readonly name: string;
-  readonly attributes: ObserverAttributes;
-}
-
 /** An observer that keeps everything in memory, for tests and debugging. */
 export interface MemoryObserver extends Observer {
   /** Spans in start order. */
   readonly spans: RecordedSpan[];
-  /** Events in report order. */
-  readonly events: RecordedEvent[];
   /** The current value of a counter, summed over all attribute sets (0 when never counted). */
   counter(name: string): number;
   /** Names of the spans started so far, in order. */
@@ -77,11 +67,9 @@ export interface MemoryObserver extends Observer {
  */
 export function memoryObserver(): MemoryObserver {
   const spans: RecordedSpan[] = [];
-  const events: RecordedEvent[] = [];
   const counters = new Map<string, number>();
   return {
     spans,
-    events,
     span(name, attributes = {}) {
       const record: RecordedSpan = { name, attributes, ended: false };
       const started = performance.now();
@@ -98,14 +86,10 @@ export function memoryObserver(): MemoryObserver {
     count(name, _attributes, value = 1) {
       counters.set(name, (counters.get(name) ?? 0) + value);
     },
-    event(name, attributes = {}) {
-      events.push({ name, attributes });
-    },
     counter: (name) => counters.get(name) ?? 0,
     spanNames: () => spans.map((s) => s.name),
     reset() {
       spans.length = 0;
-      events.length = 0;
       counters.clear();
     },
   };

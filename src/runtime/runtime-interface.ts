@@ -13,6 +13,7 @@ import type { InvocationContext } from './context.js';
 import type { IdempotencyState } from './pipeline/idempotency.js';
 import type { JobsState } from './jobs/jobs-projection.js';
 import type { Observer } from './observer.js';
+import type { Logger } from '../core/logger.js';
 import type { Authorizer } from './pipeline/authorize.js';
 import type { EraWarning } from './pipeline/era.js';
 import type { PostEffect, PreEffect } from './pipeline/effects.js';
@@ -32,8 +33,15 @@ export interface RuntimeComponents {
   readonly log: EventLog;
   /** The registry; by default the runtime creates one over `log` (and starts/stops it). */
   readonly registry?: Registry;
-  /** Where spans, counters and events go. @default noopObserver */
+  /** Where spans and counters go. @default noopObserver */
   readonly observer?: Observer;
+  /**
+   * Where notable happenings are logged, each with its name as the `event` field: crashed
+   * handlers and contained rejections (with their stacks) as errors, failures of the runtime's
+   * own work (`*_failed`, `*_error`) as warnings, the rest (restarts, requeued jobs) as info.
+   * @default silentLogger
+   */
+  readonly logger?: Logger;
   /** Reaches agents on other nodes; without it, remote targets fail `PEER_UNAVAILABLE`. */
   readonly remote?: RemoteInvoker;
   /** Verifies signed envelopes (D3); without it, signed requests are refused. */

@@ -32,6 +32,7 @@ import { jobEntryFromLog, jobsProjectionWith, type JobEntry } from './jobs/jobs-
 import { listJobs } from './jobs/job-listing.js';
 import { accept, type InvokerComponents } from './pipeline/invoker.js';
 import { noopObserver } from './observer.js';
+import { silentLogger } from '../core/logger.js';
 import { auditPreEffect } from './pipeline/effects.js';
 import { planRecovery, recover } from './jobs/recovery.js';
 import { createRegistry } from './agents/registry.js';
@@ -61,6 +62,7 @@ const NEVER = new AbortController().signal;
 export function createRuntime(init: RuntimeInit): Runtime {
   const { log } = init;
   const observer = init.observer ?? noopObserver;
+  const logger = init.logger ?? silentLogger;
   const now = init.now ?? Date.now;
   const nodeId = init.nodeId ?? 'plexus';
   const concurrency = init.concurrency ?? 256;
@@ -121,6 +123,7 @@ export function createRuntime(init: RuntimeInit): Runtime {
       log,
       now,
       observer,
+      logger,
       ...snapshots,
       verbSpec: (agentId, verb) => registry.verbSpec(agentId, verb),
     },
@@ -135,6 +138,7 @@ export function createRuntime(init: RuntimeInit): Runtime {
       remote: init.remote,
       remoteLoad,
       observer,
+      logger,
       validator,
       validateOutput: init.validateOutput ?? true,
       effects: effects.runner,
@@ -142,6 +146,7 @@ export function createRuntime(init: RuntimeInit): Runtime {
     routeState,
     postEffects: init.postEffects ?? [],
     observer,
+    logger,
     now,
     concurrency,
     nodeId,
@@ -199,7 +204,7 @@ export function createRuntime(init: RuntimeInit): Runtime {
         ? agentTree.supervise(definition)
         : createSupervisor(definition, {
             now,
-            observer,
+            logger,
             emit: (event) => {
               runner.emit(event);
             },
@@ -225,7 +230,7 @@ export function createRuntime(init: RuntimeInit): Runtime {
         if (supervision !== undefined) {
           agentTree = createAgentTree(supervision, {
             now,
-            observer,
+            logger,
             emit: (event) => {
               runner.emit(event);
             },
@@ -235,7 +240,7 @@ export function createRuntime(init: RuntimeInit): Runtime {
         await agentTree?.start();
         runner.dispatching(true);
         const recovery = planRecovery(jobs.state(), registry, init.remote?.routes);
-        await recover({ log, jobs, idempotency, runner, observer, now }, recovery, options);
+        await recover({ log, jobs, idempotency, runner, logger, now }, recovery, options);
         // jobs failed by the restart give back what their interrupted legs were charged
         await effects.refundJobs(recovery.fail.map((f) => f.entry.job.id));
       } catch (error) {

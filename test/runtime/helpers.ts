@@ -21,6 +21,7 @@ import {
   type RuntimeInit,
 } from '../../src/runtime/index.js';
 import { memoryEventLog, sqliteEventLog, type EventLog } from '../../src/store/index.js';
+import { memoryLogger, type MemoryLogger } from '../support/memory-logger.js';
 
 /** A capability with permissive schemas unless given. */
 export function cap(
@@ -102,11 +103,13 @@ export function gate<T = void>(): { promise: Promise<T>; open: (value: T) => voi
   return { promise, open };
 }
 
-/** A runtime under test with its log and observer. */
+/** A runtime under test with its log, observer and logger. */
 export interface Harness {
   readonly log: EventLog;
   readonly runtime: Runtime;
   readonly observer: MemoryObserver;
+  /** What the runtime logged. */
+  readonly logger: MemoryLogger;
   /** Stops the runtime (no drain) and the log. */
   close(): Promise<void>;
 }
@@ -118,12 +121,14 @@ export async function startRuntime(
 ): Promise<Harness> {
   await log.start();
   const observer = init.observer === undefined ? memoryObserver() : (init.observer as MemoryObserver);
-  const runtime = createRuntime({ ...init, log, observer });
+  const logger = init.logger === undefined ? memoryLogger() : (init.logger as MemoryLogger);
+  const runtime = createRuntime({ ...init, log, observer, logger });
   await runtime.start();
   return {
     log,
     runtime,
     observer,
+    logger,
     async close() {
       await runtime.stop({ drainMs: 0 });
       await log.stop();

@@ -239,9 +239,7 @@ describe('supervision trees in the runtime', () => {
     await call(h, 'a.crash'); // inner escalates again; root exceeds and gives up
     await until(
       () =>
-        h?.observer.events.some(
-          (e) => e.name === 'runtime.supervision' && e.attributes['action'] === 'give-up',
-        ) === true,
+        h?.logger.events('runtime.supervision').some((line) => line.fields['action'] === 'give-up') === true,
     );
     for (const verb of ['a.ok', 'b.ok']) {
       const refused = await call(h, verb);

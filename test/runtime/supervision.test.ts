@@ -1,13 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PlexusError } from '../../src/core/errors.js';
-import {
-  createSupervisor,
-  defineAgent,
-  memoryObserver,
-  type AgentSupervisor,
-} from '../../src/runtime/index.js';
+import { createSupervisor, defineAgent, type AgentSupervisor } from '../../src/runtime/index.js';
 import { agent, card, cap, type Harness, request, startRuntime } from './helpers.js';
 import { until } from '../support/until.js';
+import { memoryLogger } from '../support/memory-logger.js';
 
 /** An agent whose `demo.crash` throws a plain Error, counting instance creations. */
 function crashy(maxRestarts = 5, periodMs = 60_000) {
@@ -48,6 +44,11 @@ describe('supervision', () => {
     expect(crashed.envelope.data).toMatchObject({ code: 'INTERNAL' });
     expect((crashed.envelope.data as { message: string }).message).toContain('boom in incarnation 0');
     expect(crashed.job?.state).toBe('FAILED');
+    // the stack goes to the node's log as an error, never to the caller
+    const [logged] = h.logger.events('runtime.handler_crashed');
+    expect(logged?.level).toBe('error');
+    expect(logged?.fields['stack']).toContain('boom in incarnation 0');
+    expect((crashed.envelope.data as { message: string }).message).not.toContain('\n    at ');
     const fine = await h.runtime.invoke(request('demo.ok', 2), { face: 't' });
     expect(fine.envelope.data).toEqual({ incarnation: 1 });
   });
@@ -57,7 +58,7 @@ describe('supervision', () => {
     h = await startRuntime({ agents: [c.definition] });
     for (let i = 0; i < 3; i++) await h.runtime.invoke(request('demo.crash', i), { face: 't' });
     expect(c.created()).toBe(4);
-    await until(() => h.observer.events.filter((e) => e.name === 'runtime.agent_restarted').length === 3);
+    await until(() => h.logger.events('runtime.agent_restarted').length === 3);
     const restarts = await h.log.read({ type: 'agent.restarted' });
     expect(restarts.map((e) => (e.data as { restarts: number }).restarts)).toEqual([1, 2, 3]);
   });
@@ -77,11 +78,11 @@ describe('supervision', () => {
     for (let i = 0; i < 3; i++) await h.runtime.invoke(request('demo.crash', i), { face: 't' });
     const refused = await h.runtime.invoke(request('demo.ok', 'a'), { face: 't' });
     expect(refused.envelope.data).toMatchObject({ code: 'UNAVAILABLE', retryable: true });
-    await until(() => h.observer.events.some((e) => e.name === 'runtime.agent_suspended'));
+    await until(() => h.logger.events('runtime.agent_suspended').length > 0);
     clock += 60_001;
     const back = await h.runtime.invoke(request('demo.ok', 'b'), { face: 't' });
     expect(back.envelope.kind).toBe('response');
-    await until(() => h.observer.events.some((e) => e.name === 'runtime.agent_resumed'));
+    await until(() => h.logger.events('runtime.agent_resumed').length > 0);
     const types = (await h.log.read({ typePrefix: 'agent.' })).map((e) => e.type);
     expect(types).toEqual([
       'agent.registered',
@@ -102,7 +103,7 @@ describe('supervision', () => {
       h = await startRuntime({ agents: [c.definition] });
       const answer = await h.runtime.invoke(request('demo.stray', 1), { face: 't' });
       expect(answer.envelope.kind).toBe('response');
-      await until(() => h.observer.events.some((e) => e.name === 'runtime.contained_rejection'));
+      await until(() => h.logger.events('runtime.contained_rejection').length > 0);
       await until(() => c.created() === 2);
       const after = await h.runtime.invoke(request('demo.ok', 2), { face: 't' });
       expect(after.envelope.data).toEqual({ incarnation: 1 });
@@ -150,7 +151,7 @@ describe('createSupervisor', () => {
       {
         now: () => clock,
         emit: (event) => events.push(event.type),
-        observer: memoryObserver(),
+        logger: memoryLogger(),
       },
     );
     await sup.start();
@@ -171,7 +172,7 @@ describe('createSupervisor', () => {
     const sup = createSupervisor(agent('s', { 'demo.x': () => 1 }), {
       now: () => 0,
       emit: () => undefined,
-      observer: memoryObserver(),
+      logger: memoryLogger(),
     });
     await sup.start();
     const lease = await sup.acquire();

@@ -7,7 +7,7 @@ import type { JsonObject, JsonValue } from '../../core/json.js';
 import { isJsonObject } from '../../core/json.js';
 import type { Event } from '../../core/records/event.js';
 import type { Projection } from '../../store/projection.js';
-import type { EventType } from '../../store/event-map.js';
+import { eventOf, type EventType } from '../../store/event-map.js';
 
 /** Event types of the guard primitive. */
 export const GUARD_EVENTS = {
@@ -95,7 +95,8 @@ export const budgetsProjection: Projection<BudgetsState> = {
   filter: { type: GUARD_EVENTS.budgetConsumed },
   initial: () => ({ sessions: new Map() }),
   apply(state, event: Event) {
-    const d = event.data as unknown as BudgetConsumedData;
+    const d = eventOf(event, GUARD_EVENTS.budgetConsumed)?.data;
+    if (d === undefined) return state; // the filter lets only this type through
     const entry = state.sessions.get(d.sessionId);
     if (entry === undefined) state.sessions.set(d.sessionId, { consumed: d.amount, count: 1 });
     else {
@@ -120,7 +121,8 @@ export const rateLimitsProjection: Projection<RateLimitsState> = {
   filter: { type: GUARD_EVENTS.rateLimitHit },
   initial: () => ({ windows: new Map(), hits: 0 }),
   apply(state, event: Event) {
-    const d = event.data as unknown as RateLimitHitData;
+    const d = eventOf(event, GUARD_EVENTS.rateLimitHit)?.data;
+    if (d === undefined) return state; // the filter lets only this type through
     const key = rateWindowKey(event.tenant, d.windowMs, d.key);
     const window = state.windows.get(key);
     if (windowOpen(window, d.at)) window.count += 1;

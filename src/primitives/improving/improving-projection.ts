@@ -8,7 +8,7 @@ import { isJsonObject, type JsonValue } from '../../core/json.js';
 import type { Event } from '../../core/records/event.js';
 import type { Projection } from '../../store/projection.js';
 import type { Augmentation, Trajectory, TrajectoryState } from './trajectory.js';
-import type { EventType } from '../../store/event-map.js';
+import { eventOf, type EventType } from '../../store/event-map.js';
 
 /** The improving event types. */
 export const IMPROVING_EVENTS = {
@@ -133,30 +133,35 @@ export function applyImprovingEvent(state: ImprovingState, event: Event): Improv
   switch (event.type) {
     case IMPROVING_EVENTS.trajectoryRecorded:
     case IMPROVING_EVENTS.trajectoryReceived: {
-      const d = data as unknown as TrajectoryAddedData;
+      const d = eventOf(event, event.type)?.data;
+      if (d === undefined) return state; // never: the case matched its type
       if (!isJsonObject(d.trajectory)) return state;
       for (const id of d.evicted) remove(state, tenant, id);
       insert(state, { ...d.trajectory, tenant });
       return state;
     }
     case IMPROVING_EVENTS.trajectoryGossiped: {
-      const d = data as unknown as TrajectoryGossipedData;
+      const d = eventOf(event, IMPROVING_EVENTS.trajectoryGossiped)?.data;
+      if (d === undefined) return state; // never: the case matched its type
       update(state, tenant, d.trajectoryId, (t) => ({ ...t, gossipedTo: d.gossipedTo }));
       return state;
     }
     case IMPROVING_EVENTS.exemplarsServed: {
-      const d = data as unknown as ExemplarsServedData;
+      const d = eventOf(event, IMPROVING_EVENTS.exemplarsServed)?.data;
+      if (d === undefined) return state; // never: the case matched its type
       for (const id of d.trajectoryIds)
         update(state, tenant, id, (t) => ({ ...t, usageCount: t.usageCount + 1 }));
       return state;
     }
     case IMPROVING_EVENTS.curated: {
-      const d = data as unknown as CuratedData;
+      const d = eventOf(event, IMPROVING_EVENTS.curated)?.data;
+      if (d === undefined) return state; // never: the case matched its type
       for (const id of d.pruned) remove(state, tenant, id);
       return state;
     }
     case IMPROVING_EVENTS.augmented: {
-      const d = data as unknown as AugmentedData;
+      const d = eventOf(event, IMPROVING_EVENTS.augmented)?.data;
+      if (d === undefined) return state; // never: the case matched its type
       update(state, tenant, d.trajectoryId, (t) => ({
         ...t,
         state: d.newState,

@@ -8,7 +8,7 @@ import { isJsonObject, type JsonValue } from '../../core/json.js';
 import type { Event } from '../../core/records/event.js';
 import type { Projection } from '../../store/projection.js';
 import { emptyPlaybook, parseBulletId, type Bullet, type Playbook } from './playbook.js';
-import type { EventType } from '../../store/event-map.js';
+import { eventOf, type EventType } from '../../store/event-map.js';
 
 /** The learning event types. */
 export const LEARNING_EVENTS = {
@@ -129,14 +129,16 @@ export function applyLearningEvent(state: LearningState, event: Event): Learning
   }
   switch (event.type) {
     case LEARNING_EVENTS.bulletAdded: {
-      const d = data as unknown as BulletAddedData;
+      const d = eventOf(event, LEARNING_EVENTS.bulletAdded)?.data;
+      if (d === undefined) return state; // never: the case matched its type
       const playbook = playbookOf(state, event, d.playbookId, d.at);
       addBullet(playbook, d.bullet);
       touch(playbook, d.version, d.at);
       return state;
     }
     case LEARNING_EVENTS.reflected: {
-      const d = data as unknown as ReflectedData;
+      const d = eventOf(event, LEARNING_EVENTS.reflected)?.data;
+      if (d === undefined) return state; // never: the case matched its type
       const playbook = playbookOf(state, event, d.playbookId, d.at);
       for (const v of d.votes) vote(playbook, v.bulletId, v.helpful);
       for (const id of d.prunedBullets) playbook.bullets.delete(id);
@@ -146,14 +148,16 @@ export function applyLearningEvent(state: LearningState, event: Event): Learning
       return state;
     }
     case LEARNING_EVENTS.feedbackGiven: {
-      const d = data as unknown as FeedbackGivenData;
+      const d = eventOf(event, LEARNING_EVENTS.feedbackGiven)?.data;
+      if (d === undefined) return state; // never: the case matched its type
       const playbook = playbookOf(state, event, d.playbookId, d.at);
       vote(playbook, d.bulletId, d.helpful);
       touch(playbook, d.version, d.at);
       return state;
     }
     case LEARNING_EVENTS.curated: {
-      const d = data as unknown as CuratedData;
+      const d = eventOf(event, LEARNING_EVENTS.curated)?.data;
+      if (d === undefined) return state; // never: the case matched its type
       const playbook = playbookOf(state, event, d.playbookId, d.at);
       for (const id of d.removed) playbook.bullets.delete(id);
       touch(playbook, d.version, d.at);

@@ -10,7 +10,7 @@ import { PlexusError } from '../../core/errors.js';
 import type { JsonObject, JsonValue } from '../../core/json.js';
 import type { Event } from '../../core/records/event.js';
 import type { Projection } from '../../store/projection.js';
-import type { EventType } from '../../store/event-map.js';
+import { eventOf, type EventType } from '../../store/event-map.js';
 
 /** The event types of channels. */
 export const CHANNEL_EVENTS = {
@@ -108,8 +108,12 @@ export const channelsProjection: Projection<ChannelsState> = {
   filter: { type: [CHANNEL_EVENTS.opened, CHANNEL_EVENTS.paid, CHANNEL_EVENTS.closed] },
   initial: () => ({ channels: new Map() }),
   apply(state, event) {
-    if (event.type === CHANNEL_EVENTS.opened) {
-      const d = dataOf(event) as unknown as ChannelOpenedData;
+    const opened = eventOf(event, CHANNEL_EVENTS.opened);
+    const paid = eventOf(event, CHANNEL_EVENTS.paid);
+    const closed = eventOf(event, CHANNEL_EVENTS.closed);
+    if (opened !== undefined) {
+      dataOf(event); // a foreign log's non-object data fails here, as before
+      const d = opened.data;
       if (state.channels.has(d.channelId)) {
         throw new PlexusError('INTERNAL', `channel ${d.channelId} is opened twice`);
       }
@@ -125,8 +129,9 @@ export const channelsProjection: Projection<ChannelsState> = {
         status: 'open',
         openedAt: d.at,
       });
-    } else if (event.type === CHANNEL_EVENTS.paid) {
-      const d = dataOf(event) as unknown as ChannelPaidData;
+    } else if (paid !== undefined) {
+      dataOf(event); // a foreign log's non-object data fails here, as before
+      const d = paid.data;
       const c = channelOf(state, d.channelId, event);
       if (d.nonce <= c.nonce) {
         throw new PlexusError('INTERNAL', `channel ${c.channelId}: nonce ${d.nonce} after ${c.nonce}`);
@@ -140,8 +145,9 @@ export const channelsProjection: Projection<ChannelsState> = {
         nonce: d.nonce,
         payments: c.payments + 1,
       });
-    } else if (event.type === CHANNEL_EVENTS.closed) {
-      const d = dataOf(event) as unknown as ChannelClosedData;
+    } else if (closed !== undefined) {
+      dataOf(event); // a foreign log's non-object data fails here, as before
+      const d = closed.data;
       const c = channelOf(state, d.channelId, event);
       if (d.totalSpent !== c.spent || d.refund !== c.budget - c.spent) {
         throw new PlexusError('INTERNAL', `channel ${c.channelId}: the settlement does not match the ledger`);

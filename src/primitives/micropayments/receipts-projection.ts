@@ -11,7 +11,7 @@ import { PlexusError } from '../../core/errors.js';
 import type { JsonObject, JsonValue } from '../../core/json.js';
 import type { Event } from '../../core/records/event.js';
 import type { Projection } from '../../store/projection.js';
-import type { EventType } from '../../store/event-map.js';
+import { eventOf, type EventType } from '../../store/event-map.js';
 
 /** The event types of the 402 flow. */
 export const RECEIPT_EVENTS = {
@@ -102,12 +102,16 @@ export const receiptsProjection: Projection<ReceiptsState> = {
   filter: { type: [RECEIPT_EVENTS.challengeIssued, RECEIPT_EVENTS.receiptRedeemed] },
   initial: () => ({ challenges: new Map(), receipts: new Map() }),
   apply(state, event) {
-    if (event.type === RECEIPT_EVENTS.challengeIssued) {
-      const data = dataOf(event) as unknown as ChallengeIssuedData;
+    const issued = eventOf(event, RECEIPT_EVENTS.challengeIssued);
+    const redeemed = eventOf(event, RECEIPT_EVENTS.receiptRedeemed);
+    if (issued !== undefined) {
+      dataOf(event); // a foreign log's non-object data fails here, as before
+      const data = issued.data;
       prune(state, data.issuedAt);
       state.challenges.set(data.challengeId, data);
-    } else if (event.type === RECEIPT_EVENTS.receiptRedeemed) {
-      const data = dataOf(event) as unknown as ReceiptRedeemedData;
+    } else if (redeemed !== undefined) {
+      dataOf(event); // a foreign log's non-object data fails here, as before
+      const data = redeemed.data;
       if (state.receipts.has(data.receiptId)) {
         throw new PlexusError('INTERNAL', `receipt ${data.receiptId} is redeemed twice in the log`);
       }

@@ -7,7 +7,7 @@ import type { JsonObject, JsonValue } from '../../core/json.js';
 import { isJsonObject } from '../../core/json.js';
 import type { Event } from '../../core/records/event.js';
 import type { Projection } from '../../store/projection.js';
-import type { EventType } from '../../store/event-map.js';
+import { eventOf, type EventType } from '../../store/event-map.js';
 
 /** Event types of the recursive primitive. */
 export const RECURSIVE_EVENTS = {
@@ -92,29 +92,23 @@ function traceOf(state: TracesState, sessionId: string): SessionTrace {
 }
 
 function apply(state: TracesState, event: Event): TracesState {
-  const d = event.data as unknown as {
-    sessionId: string;
-    step: string;
-    depth: number;
-    maxDepth: number;
-    at: number;
-  };
-  const trace = traceOf(state, d.sessionId);
-  switch (event.type) {
-    case RECURSIVE_EVENTS.stepTracked:
-      trace.steps.push({ step: d.step, depth: d.depth, at: d.at });
-      if (trace.steps.length > TRACE_STEPS_KEPT) trace.steps.splice(0, trace.steps.length - TRACE_STEPS_KEPT);
-      trace.total += 1;
-      trace.deepest = Math.max(trace.deepest, d.depth);
-      break;
-    case RECURSIVE_EVENTS.maxDepthSet:
-      trace.maxDepth = d.maxDepth;
-      break;
-    case RECURSIVE_EVENTS.loopDetected:
-      trace.lastViolation = { step: d.step, depth: d.depth, at: d.at, maxDepth: d.maxDepth };
-      break;
-    default:
-      break;
+  const tracked = eventOf(event, RECURSIVE_EVENTS.stepTracked);
+  const maxSet = eventOf(event, RECURSIVE_EVENTS.maxDepthSet);
+  const loop = eventOf(event, RECURSIVE_EVENTS.loopDetected);
+  const sessionId = (tracked ?? maxSet ?? loop)?.data.sessionId;
+  if (sessionId === undefined) return state;
+  const trace = traceOf(state, sessionId);
+  if (tracked !== undefined) {
+    const d = tracked.data;
+    trace.steps.push({ step: d.step, depth: d.depth, at: d.at });
+    if (trace.steps.length > TRACE_STEPS_KEPT) trace.steps.splice(0, trace.steps.length - TRACE_STEPS_KEPT);
+    trace.total += 1;
+    trace.deepest = Math.max(trace.deepest, d.depth);
+  } else if (maxSet !== undefined) {
+    trace.maxDepth = maxSet.data.maxDepth;
+  } else if (loop !== undefined) {
+    const d = loop.data;
+    trace.lastViolation = { step: d.step, depth: d.depth, at: d.at, maxDepth: d.maxDepth };
   }
   return state;
 }

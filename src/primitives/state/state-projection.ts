@@ -7,7 +7,7 @@ import type { JsonObject, JsonValue } from '../../core/json.js';
 import { isJsonObject } from '../../core/json.js';
 import type { Event } from '../../core/records/event.js';
 import type { Projection } from '../../store/projection.js';
-import type { EventType } from '../../store/event-map.js';
+import { eventOf, type EventOf, type EventType } from '../../store/event-map.js';
 
 /** Event types of the state primitive. */
 export const STATE_EVENTS = {
@@ -104,8 +104,8 @@ export const STATE_SESSIONS_PROJECTION_NAME = 'state.sessions';
 
 const DESCRIPTIVE = ['agentName', 'agentType', 'peerId', 'model'] as const;
 
-function created(event: Event): SessionRecord {
-  const d = event.data as unknown as SessionCreatedData;
+function created(event: EventOf<'state.session_created'>): SessionRecord {
+  const d = event.data;
   const record: { -readonly [K in keyof SessionRecord]?: SessionRecord[K] } = {
     sessionId: d.sessionId,
     tenant: event.tenant ?? null,
@@ -124,8 +124,9 @@ function created(event: Event): SessionRecord {
 
 function apply(state: SessionsState, event: Event): SessionsState {
   const data = event.data as { readonly sessionId?: string };
-  if (event.type === STATE_EVENTS.sessionCreated) {
-    const record = created(event);
+  const createdEvent = eventOf(event, STATE_EVENTS.sessionCreated);
+  if (createdEvent !== undefined) {
+    const record = created(createdEvent);
     if (!state.sessions.has(record.sessionId)) state.sessions.set(record.sessionId, record);
     return state;
   }
@@ -133,12 +134,14 @@ function apply(state: SessionsState, event: Event): SessionsState {
   if (session === undefined) return state;
   switch (event.type) {
     case STATE_EVENTS.stateSet: {
-      const d = event.data as unknown as StateSetData;
+      const d = eventOf(event, STATE_EVENTS.stateSet)?.data;
+      if (d === undefined) break; // never: the case matched its type
       session.state.set(d.key, d.value);
       break;
     }
     case STATE_EVENTS.sessionEnded: {
-      const d = event.data as unknown as SessionEndedData;
+      const d = eventOf(event, STATE_EVENTS.sessionEnded)?.data;
+      if (d === undefined) break; // never: the case matched its type
       if (session.endedAt === undefined) {
         session.endedAt = d.at;
         session.duration = d.duration;
@@ -146,7 +149,8 @@ function apply(state: SessionsState, event: Event): SessionsState {
       break;
     }
     case STATE_EVENTS.episodeRecorded: {
-      const d = event.data as unknown as EpisodeRecordedData;
+      const d = eventOf(event, STATE_EVENTS.episodeRecorded)?.data;
+      if (d === undefined) break; // never: the case matched its type
       session.episodes.push({ episodeId: d.episodeId, outcome: d.outcome, reward: d.reward, at: d.at });
       break;
     }

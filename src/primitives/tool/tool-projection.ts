@@ -9,7 +9,7 @@ import { PlexusError } from '../../core/errors.js';
 import type { JsonObject, JsonValue } from '../../core/json.js';
 import type { Event } from '../../core/records/event.js';
 import type { Projection } from '../../store/projection.js';
-import type { EventType } from '../../store/event-map.js';
+import { eventOf, type EventType } from '../../store/event-map.js';
 
 /** The event types of the tool primitive. */
 export const TOOL_EVENTS = {
@@ -133,12 +133,11 @@ export const toolRegistryProjection: Projection<ToolRegistryState> = {
   filter: { type: [TOOL_EVENTS.registered, TOOL_EVENTS.invoked] },
   initial: () => ({ tools: new Map(), byOwnerName: new Map() }),
   apply(state, event) {
-    const data = asObject(event);
-    if (event.type === TOOL_EVENTS.registered) {
-      applyRegistered(state, data as unknown as ToolRegisteredData);
-    } else if (event.type === TOOL_EVENTS.invoked) {
-      applyInvoked(state, data as unknown as ToolInvokedData);
-    }
+    asObject(event); // a foreign log's non-object data fails here, as before
+    const registered = eventOf(event, TOOL_EVENTS.registered);
+    const invoked = registered === undefined ? eventOf(event, TOOL_EVENTS.invoked) : undefined;
+    if (registered !== undefined) applyRegistered(state, registered.data);
+    else if (invoked !== undefined) applyInvoked(state, invoked.data);
     return state;
   },
   toJson(state) {

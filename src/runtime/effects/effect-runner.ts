@@ -9,7 +9,8 @@ import { PlexusError, toPlexusError } from '../../core/errors.js';
 import type { VerbSpec } from '../../core/records/verb-spec.js';
 import type { Principal } from '../context.js';
 import type { LegResult } from '../pipeline/executor.js';
-import { noopObserver, type Observer } from '../observer.js';
+import type { Observer } from '../observer.js';
+import { silentLogger, type Logger } from '../../core/logger.js';
 import type { EffectCall, EffectHandler, EffectOutcome, EffectRegistry } from './effect-handler.js';
 import { createEffectScope, readerIn, type EffectScope, type ResourceReader } from './effect-scope.js';
 
@@ -44,6 +45,8 @@ export interface EffectRunnerInit {
   /** True for event types handlers may never emit (the node's own). @default none */
   readonly reserved?: (type: string) => boolean;
   readonly observer?: Observer;
+  /** Where failed `after` hooks are logged. @default silentLogger */
+  readonly logger?: Logger;
 }
 
 const NO_EFFECTS = {};
@@ -51,7 +54,7 @@ const NO_EFFECTS = {};
 /** Creates the runner. */
 export function effectRunner(init: EffectRunnerInit): EffectRunner {
   const { registry } = init;
-  const observer = init.observer ?? noopObserver;
+  const logger = init.logger ?? silentLogger;
   const readers = init.readers ?? new Map<string, ResourceReader>();
   const readerOf = (resource: string): ResourceReader | undefined => readerIn(readers, resource);
 
@@ -79,11 +82,15 @@ export function effectRunner(init: EffectRunnerInit): EffectRunner {
         await handler.after(call, outcome, memo);
       } catch (error) {
         const failure = toPlexusError(error);
-        observer.event('runtime.effect_after_failed', {
-          effect: handler.effect,
-          job: call.jobId,
-          error: failure.message.slice(0, 200),
-        });
+        logger.warn(
+          {
+            effect: handler.effect,
+            job: call.jobId,
+            error: failure.message.slice(0, 200),
+            event: 'runtime.effect_after_failed',
+          },
+          'runtime.effect_after_failed',
+        );
         if (outcome.ok) {
           outcome = {
             ok: false,

@@ -9,6 +9,7 @@ import type { VerbSpec } from '../../core/records/verb-spec.js';
 import type { EventLog } from '../../store/event-log.js';
 import type { SnapshotStore } from '../../store/projection-snapshots.js';
 import type { Observer } from '../observer.js';
+import type { Logger } from '../../core/logger.js';
 import { auditsHandler } from './audits-handler.js';
 import { budgetLedger, type BudgetLedger } from './budget-ledger.js';
 import { BUDGET_RESOURCE, budgetReader } from './budget-reader.js';
@@ -42,6 +43,8 @@ export interface EffectsComponents {
   readonly snapshots?: SnapshotStore;
   readonly now: () => number;
   readonly observer: Observer;
+  /** Where failed refunds are logged. */
+  readonly logger: Logger;
   readonly verbSpec: (agentId: string, verb: string) => VerbSpec | undefined;
 }
 
@@ -53,7 +56,7 @@ export interface RuntimeEffects {
   /**
    * Refunds the charges still standing of jobs that failed without their legs finishing
    * (the jobs a restart failed instead of running again). Failures are reported to the
-   * observer, not thrown: the node still starts.
+   * logger as warnings, not thrown: the node still starts.
    */
   refundJobs(jobs: readonly string[]): Promise<void>;
 }
@@ -93,13 +96,17 @@ export function runtimeEffects(c: EffectsComponents, init: EffectsInit = {}): Ru
     readers,
     reserved: init.reserved ?? reservedTypes([]),
     observer: c.observer,
+    logger: c.logger,
   });
   const refundJobs = async (jobs: readonly string[]): Promise<void> => {
     for (const job of jobs) {
       try {
         for (const charge of await ledger.standingOf(job)) await ledger.refund(charge, 'refund');
       } catch (error) {
-        c.observer.event('runtime.refund_failed', { job, error: toPlexusError(error).message.slice(0, 200) });
+        c.logger.warn(
+          { job, error: toPlexusError(error).message.slice(0, 200), event: 'runtime.refund_failed' },
+          'runtime.refund_failed',
+        );
       }
     }
   };

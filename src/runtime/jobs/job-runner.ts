@@ -24,6 +24,7 @@ import { RUNTIME_EVENTS, type JobStartedData, type RouteKind } from '../events.j
 import type { IdempotencyState } from '../pipeline/idempotency.js';
 import type { JobsState } from './jobs-projection.js';
 import type { Observer } from '../observer.js';
+import type { Logger } from '../../core/logger.js';
 import { runPostEffects, type PostEffect } from '../pipeline/effects.js';
 import { runStep } from '../pipeline/steps.js';
 import { selectCandidate, type Candidate, type RouteState } from '../routing/router.js';
@@ -37,6 +38,8 @@ export interface JobRunnerComponents {
   readonly routeState: RouteState;
   readonly postEffects: readonly PostEffect[];
   readonly observer: Observer;
+  /** Where failed appends and post-effects are logged. */
+  readonly logger: Logger;
   readonly now: () => number;
   /** Most jobs running at once. */
   readonly concurrency: number;
@@ -89,7 +92,7 @@ const TERMINAL_ERROR_EVENT: Readonly<
 
 /** Creates the job engine. */
 export function createJobRunner(components: JobRunnerComponents): JobRunner {
-  const { log, observer, now } = components;
+  const { log, observer, logger, now } = components;
   const active = new Map<string, ActiveJob>();
   const keys = new Map<string, ActiveJob>();
   const queue: ActiveJob[] = [];
@@ -98,7 +101,10 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
   let dispatchOn = true;
 
   const report = (what: string, error: unknown): void => {
-    observer.event('runtime.append_failed', { what, error: toPlexusError(error).message.slice(0, 200) });
+    logger.warn(
+      { what, error: toPlexusError(error).message.slice(0, 200), event: 'runtime.append_failed' },
+      'runtime.append_failed',
+    );
   };
 
   const emit = (events: EventInput | readonly EventInput[]): void => {
@@ -172,10 +178,14 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
         },
         job.request,
         (effect, error) => {
-          observer.event('runtime.post_effect_failed', {
-            effect: effect.name,
-            error: toPlexusError(error).message,
-          });
+          logger.warn(
+            {
+              effect: effect.name,
+              error: toPlexusError(error).message,
+              event: 'runtime.post_effect_failed',
+            },
+            'runtime.post_effect_failed',
+          );
         },
       );
       const span = observer.span('runtime.post_effects', { job: job.id, events: extra.length + 1 });

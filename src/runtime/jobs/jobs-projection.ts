@@ -4,22 +4,16 @@
  * plus what the runtime needs to answer and recover it.
  */
 import type { Envelope } from '../../core/envelope.js';
-import { PlexusError, type ErrorData } from '../../core/errors.js';
+import { PlexusError } from '../../core/errors.js';
 import type { JsonValue } from '../../core/json.js';
 import type { Event } from '../../core/records/event.js';
 import { compareDateTimes, isDateTime } from '../../core/records/datetime.js';
 import { canTransition, isTerminalJobState, type Job, type JobState } from '../../core/records/job.js';
 import type { EventLog, SignalOptions } from '../../store/event-log.js';
+import { eventOf, type EventOf } from '../../store/event-map.js';
 import type { Projection } from '../../store/projection.js';
 import type { InvocationMode } from '../context.js';
-import {
-  RUNTIME_EVENTS,
-  type JobCompletedData,
-  type JobErrorData,
-  type JobStartedData,
-  type JobSubmittedData,
-  type RouteKind,
-} from '../events.js';
+import { RUNTIME_EVENTS, type JobStartedData, type RouteKind } from '../events.js';
 
 /** One job as the runtime keeps it. */
 export interface JobEntry {
@@ -113,8 +107,8 @@ function claimed(at: unknown, lo: string, hi: string): string {
   return compareDateTimes(at, hi) > 0 ? hi : at;
 }
 
-function submitted(state: JobsState, event: Event): JobsState {
-  const d = event.data as unknown as JobSubmittedData;
+function submitted(state: JobsState, event: EventOf<'job.submitted'>): JobsState {
+  const d = event.data;
   if (typeof d.id !== 'string' || state.has(d.id)) return state;
   const job: Mutable<Job> = {
     id: d.id,
@@ -195,7 +189,8 @@ export function applyJobEvent(state: JobsState, event: Event): JobsState {
 }
 
 function applyWithRetention(state: JobsState, event: Event, retain: number): JobsState {
-  if (event.type === RUNTIME_EVENTS.jobSubmitted) return submitted(state, event);
+  const submittedEvent = eventOf(event, RUNTIME_EVENTS.jobSubmitted);
+  if (submittedEvent !== undefined) return submitted(state, submittedEvent);
   const id = (event.data as { id?: unknown } | null)?.id;
   if (typeof id !== 'string') return state;
   const entry = state.get(id);
@@ -208,13 +203,15 @@ function applyWithRetention(state: JobsState, event: Event, retain: number): Job
     return state;
   };
   switch (event.type) {
-    case RUNTIME_EVENTS.jobStarted: {
-      const d = event.data as unknown as JobStartedData;
-      return go('WORKING', { attempts: entry.job.attempts + 1 }, d);
-    }
+    case RUNTIME_EVENTS.jobStarted:
+      return go(
+        'WORKING',
+        { attempts: entry.job.attempts + 1 },
+        eventOf(event, RUNTIME_EVENTS.jobStarted)?.data,
+      );
     case RUNTIME_EVENTS.jobRetried: {
       if (from !== 'WORKING') return state;
-      const d = event.data as unknown as JobStartedData;
+      const d = eventOf(event, RUNTIME_EVENTS.jobRetried)?.data;
       state.set(id, moved(entry, event, 'WORKING', { attempts: entry.job.attempts + 1 }, d));
       return state;
     }
@@ -227,22 +224,27 @@ function applyWithRetention(state: JobsState, event: Event, retain: number): Job
       });
       return state;
     }
-    case RUNTIME_EVENTS.jobCompleted:
-      return go('COMPLETED', { outputs: (event.data as unknown as JobCompletedData).outputs });
+    case RUNTIME_EVENTS.jobCompleted: {
+      const completed = eventOf(event, RUNTIME_EVENTS.jobCompleted);
+      return completed === undefined ? state : go('COMPLETED', { outputs: completed.data.outputs });
+    }
     case RUNTIME_EVENTS.jobFailed:
-      return go('FAILED', { error: errorOf(event) });
     case RUNTIME_EVENTS.jobCanceled:
-      return go('CANCELED', { error: errorOf(event) });
-    case RUNTIME_EVENTS.jobRejected:
-      return go('REJECTED', { error: errorOf(event) });
+    case RUNTIME_EVENTS.jobRejected: {
+      const ended = eventOf(event, event.type);
+      return ended === undefined ? state : go(ENDED[event.type], { error: ended.data.error });
+    }
     default:
       return state;
   }
 }
 
-function errorOf(event: Event): ErrorData {
-  return (event.data as unknown as JobErrorData).error;
-}
+/** The state each failure-carrying job event ends a job in. */
+const ENDED = {
+  [RUNTIME_EVENTS.jobFailed]: 'FAILED',
+  [RUNTIME_EVENTS.jobCanceled]: 'CANCELED',
+  [RUNTIME_EVENTS.jobRejected]: 'REJECTED',
+} as const satisfies Record<string, JobState>;
 
 /** Options of {@link jobsProjectionWith}. */
 export interface JobsProjectionInit {

@@ -19,7 +19,7 @@ import type { IdempotencyState } from '../pipeline/idempotency.js';
 import { newActiveJob } from './active-job.js';
 import type { JobRunner } from './job-runner.js';
 import type { JobEntry, JobsState } from './jobs-projection.js';
-import type { Observer } from '../observer.js';
+import type { Logger } from '../../core/logger.js';
 import type { Registry } from '../agents/registry.js';
 import { resolveTargets, type Resolution } from '../routing/router.js';
 import type { TargetRoutes } from '../routing/remote.js';
@@ -118,7 +118,7 @@ export interface RecoveryComponents {
   readonly jobs: ProjectionView<JobsState>;
   readonly idempotency: ProjectionView<IdempotencyState>;
   readonly runner: JobRunner;
-  readonly observer: Observer;
+  readonly logger: Logger;
   readonly now: () => number;
 }
 
@@ -167,6 +167,6 @@ export async function recover(
     job.markWritten(true);
     c.runner.reserve(job);
     c.runner.enqueue(job);
-    c.observer.event('runtime.job_requeued', { job: job.id, verb: request.verb });
+    c.logger.info({ job: job.id, verb: request.verb, event: 'runtime.job_requeued' }, 'runtime.job_requeued');
   }
 }

@@ -20,6 +20,7 @@ import type { HandlerContext, Principal } from '../context.js';
 import { asError } from '../jobs/deadline.js';
 import { abortErrorOf, raceAbortSource, signalSource, type AbortSource } from '../jobs/lazy-abort.js';
 import type { Observer } from '../observer.js';
+import type { Logger } from '../../core/logger.js';
 import type { RemoteInvoker } from '../routing/remote.js';
 import { isFallbackAnswer } from '../routing/fallback-answers.js';
 import type { Candidate } from '../routing/router.js';
@@ -46,6 +47,8 @@ export interface ExecutorComponents {
   /** Running remote calls per remote agent id (the router's load for remote agents). */
   readonly remoteLoad: Map<string, number>;
   readonly observer: Observer;
+  /** Where crashed handlers and contained rejections are logged (with their stacks). */
+  readonly logger: Logger;
   readonly validator: SchemaValidator;
   /** Check outputs against the capability's output schema. */
   readonly validateOutput: boolean;
@@ -156,12 +159,16 @@ async function runLocal(
     emit: scope.emit,
   };
   const onRejection = (reason: unknown): void => {
-    components.observer.event('runtime.contained_rejection', {
-      agent,
-      job: job.id,
-      reason: toPlexusError(reason).message.slice(0, 200),
-      stack: stackOf(reason),
-    });
+    components.logger.error(
+      {
+        agent,
+        job: job.id,
+        reason: toPlexusError(reason).message.slice(0, 200),
+        stack: stackOf(reason),
+        event: 'runtime.contained_rejection',
+      },
+      'a handler left a promise rejection behind; its agent is restarted',
+    );
     supervisor.crashed(lease, reason, originOf(job));
   };
   supervisor.track(1);
@@ -198,14 +205,18 @@ async function runLocal(
     }
     if (error instanceof PlexusError) return { agent, ok: false, error };
     supervisor.crashed(lease, error, originOf(job));
-    // the stack goes to the node's log (through the observer), never to the caller
-    components.observer.event('runtime.handler_crashed', {
-      agent,
-      verb,
-      job: job.id,
-      reason: toPlexusError(error).message.slice(0, 200),
-      stack: stackOf(error),
-    });
+    // the stack goes to the node's log, never to the caller
+    components.logger.error(
+      {
+        agent,
+        verb,
+        job: job.id,
+        reason: toPlexusError(error).message.slice(0, 200),
+        stack: stackOf(error),
+        event: 'runtime.handler_crashed',
+      },
+      'a handler crashed; its caller got INTERNAL',
+    );
     return {
       agent,
       ok: false,

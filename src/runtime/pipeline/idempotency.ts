@@ -14,12 +14,12 @@ import { canonicalizeJcs } from '../../core/canonical/jcs.js';
 import type { Envelope } from '../../core/envelope.js';
 import { PlexusError } from '../../core/errors.js';
 import { isSha256Hex, sha256Hex } from '../../core/hash.js';
-import type { JsonValue } from '../../core/json.js';
 import type { Event } from '../../core/records/event.js';
+import { eventOf } from '../../store/event-map.js';
 import type { Projection } from '../../store/projection.js';
 import { ESRP_EXTENSIONS } from '../../wire/esrp/extensions.js';
 import type { InvocationContext } from '../context.js';
-import { RUNTIME_EVENTS, type JobErrorData, type JobSubmittedData } from '../events.js';
+import { RUNTIME_EVENTS, type JobErrorData } from '../events.js';
 
 /** The idempotency identity of one request. */
 export interface IdempotencyIdentity {
@@ -97,10 +97,11 @@ export interface IdempotencyState {
 export const IDEMPOTENCY_PROJECTION_NAME = 'runtime.idempotency';
 
 /** True when a job that ended this way frees its key for a retry (cancelled, or a retryable failure). */
-export function releasesKey(type: string, data: JsonValue): boolean {
-  if (type === RUNTIME_EVENTS.jobCanceled) return true;
-  if (type !== RUNTIME_EVENTS.jobFailed) return false;
-  return (data as unknown as Partial<JobErrorData>).error?.retryable === true;
+export function releasesKey(event: Event): boolean {
+  if (event.type === RUNTIME_EVENTS.jobCanceled) return true;
+  // a failure's data may lack `error` in an old or foreign log: then the key stays taken
+  const failed: Partial<JobErrorData> | undefined = eventOf(event, RUNTIME_EVENTS.jobFailed)?.data;
+  return failed?.error?.retryable === true;
 }
 
 /** Drops expired keys from the front (insertion order), judged by the event's time. */
@@ -114,9 +115,10 @@ function prune(state: IdempotencyState, now: number): void {
 
 /** Applies one job event to the idempotency state (deterministic: it uses the event's time). */
 export function applyIdempotencyEvent(state: IdempotencyState, event: Event): IdempotencyState {
-  if (event.type === RUNTIME_EVENTS.jobSubmitted) {
+  const submitted = eventOf(event, RUNTIME_EVENTS.jobSubmitted);
+  if (submitted !== undefined) {
     const time = Date.parse(event.time);
-    const d = event.data as unknown as JobSubmittedData;
+    const d = submitted.data;
     if (typeof d.key !== 'string' || typeof d.id !== 'string') return state;
     prune(state, time);
     state.keys.delete(d.key); // re-insert at the end: insertion order ≈ expiry order
@@ -135,7 +137,7 @@ export function applyIdempotencyEvent(state: IdempotencyState, event: Event): Id
     event.type === RUNTIME_EVENTS.jobRejected;
   if (!terminal) return state;
   state.live.delete(id);
-  if (releasesKey(event.type, event.data) && state.keys.get(key)?.jobId === id) state.keys.delete(key);
+  if (releasesKey(event) && state.keys.get(key)?.jobId === id) state.keys.delete(key);
   return state;
 }
 

@@ -22,7 +22,7 @@ import { PlexusError } from '../../core/errors.js';
 import type { EventInput } from '../../store/event-log.js';
 import { checkHandlers, type AgentDefinition } from '../agents/agent.js';
 import { namedAgents } from './agent-tree-check.js';
-import type { Observer } from '../observer.js';
+import type { Logger } from '../../core/logger.js';
 import { actionEvent, childFailedEvent, type FailureCause, type FailureKind } from './supervision-events.js';
 import {
   checkSupervisorSpec,
@@ -48,7 +48,8 @@ export interface AgentTreeComponents {
   readonly now: () => number;
   /** Appends an event (fire and forget). */
   readonly emit: (event: EventInput) => void;
-  readonly observer: Observer;
+  /** Where restarts, suspensions and supervision failures are logged. */
+  readonly logger: Logger;
 }
 
 /** The supervision tree of a runtime's agents. */
@@ -96,7 +97,7 @@ interface Instance {
  */
 export function createAgentTree(spec: SupervisorSpec, components: AgentTreeComponents): AgentTree {
   checkSupervisorSpec(spec);
-  const { now, emit, observer } = components;
+  const { now, emit, logger } = components;
   const named = new Map(namedAgents(spec).map((n) => [n.id, n]));
   const leaves = new Map<string, string[]>();
   const collect = (sup: SupervisorSpec): string[] => {
@@ -118,7 +119,10 @@ export function createAgentTree(spec: SupervisorSpec, components: AgentTreeCompo
     start: (id) => slots.get(id)?.startInstance(),
     stop: (id) => slots.get(id)?.stopInstance(stoppedError(id)),
     onAction(action) {
-      observer.event('runtime.supervision', { action: action.type, supervisor: action.supervisor });
+      logger.info(
+        { action: action.type, supervisor: action.supervisor, event: 'runtime.supervision' },
+        'runtime.supervision',
+      );
       if (cause === undefined) return;
       const event = actionEvent(action, {
         cause,
@@ -150,7 +154,10 @@ export function createAgentTree(spec: SupervisorSpec, components: AgentTreeCompo
   const enqueue = (work: () => Promise<void>): Promise<void> => {
     busy++;
     const next = queue.then(work).catch((error: unknown) => {
-      observer.event('runtime.supervision_error', { reason: reasonText(error).slice(0, 200) });
+      logger.warn(
+        { reason: reasonText(error).slice(0, 200), event: 'runtime.supervision_error' },
+        'runtime.supervision_error',
+      );
     });
     queue = next.finally(() => {
       busy--;
@@ -204,7 +211,10 @@ export function createAgentTree(spec: SupervisorSpec, components: AgentTreeCompo
       };
       const by = supervisorOf(id);
       emit(childFailedEvent(failure, by, lease.incarnation));
-      observer.event('runtime.supervised_failure', { agent: id, supervisor: by, kind });
+      logger.info(
+        { agent: id, supervisor: by, kind, event: 'runtime.supervised_failure' },
+        'runtime.supervised_failure',
+      );
       const down = slot.stopInstance(stoppedError(id, failure));
       void enqueue(async () => {
         await down;
@@ -332,7 +342,7 @@ export function createAgentTree(spec: SupervisorSpec, components: AgentTreeCompo
         if (instance === undefined) return;
         instance.reject(why);
         instance.controller.abort(why);
-        await runStopHook(definition, instance.lease, observer);
+        await runStopHook(definition, instance.lease, logger);
       },
       fail(error) {
         failed = error;

@@ -9,7 +9,7 @@ import { PlexusError, toPlexusError } from '../../core/errors.js';
 import type { EventInput } from '../../store/event-log.js';
 import { checkHandlers, type AgentDefinition, type AgentHandlers } from '../agents/agent.js';
 import { RUNTIME_EVENTS } from '../events.js';
-import type { Observer } from '../observer.js';
+import type { Logger } from '../../core/logger.js';
 
 /** What a supervisor needs from the runtime. */
 export interface SupervisorComponents {
@@ -17,7 +17,8 @@ export interface SupervisorComponents {
   readonly now: () => number;
   /** Appends an event (fire and forget; failures are the runtime's to report). */
   readonly emit: (event: EventInput) => void;
-  readonly observer: Observer;
+  /** Where restarts, suspensions and supervision failures are logged. */
+  readonly logger: Logger;
 }
 
 /** A handle on the instance a request runs on; pass it back to {@link AgentSupervisor.crashed}. */
@@ -84,12 +85,12 @@ export const STOP_HOOK_TIMEOUT_MS = 5_000;
 /**
  * Runs the agent's `stop` hook on an instance's handlers, bounded by
  * {@link STOP_HOOK_TIMEOUT_MS}. Never rejects: a throwing or hanging hook is reported to the
- * observer (`runtime.agent_stop_failed`).
+ * logger as a warning (`runtime.agent_stop_failed`).
  */
 export async function runStopHook(
   definition: AgentDefinition,
   lease: AgentLease,
-  observer: Observer,
+  logger: Logger,
 ): Promise<void> {
   const hook = definition.stop;
   if (hook === undefined) return;
@@ -106,7 +107,10 @@ export async function runStopHook(
       }),
     ]);
   } catch (error) {
-    observer.event('runtime.agent_stop_failed', { agent, reason: reasonText(error).slice(0, 200) });
+    logger.warn(
+      { agent, reason: reasonText(error).slice(0, 200), event: 'runtime.agent_stop_failed' },
+      'runtime.agent_stop_failed',
+    );
   } finally {
     clearTimeout(timer);
   }
@@ -121,7 +125,7 @@ export function reasonText(reason: unknown): string {
  * Creates the supervisor of a defined agent.
  *
  * @example
- * const sup = createSupervisor(definition, { now: Date.now, emit, observer });
+ * const sup = createSupervisor(definition, { now: Date.now, emit, logger });
  * await sup.start();
  * const lease = await sup.acquire();
  */
@@ -129,7 +133,7 @@ export function createSupervisor(
   definition: AgentDefinition,
   components: SupervisorComponents,
 ): AgentSupervisor {
-  const { now, emit, observer } = components;
+  const { now, emit, logger } = components;
   const { card, restart } = definition;
   const id = card.id;
   let incarnation = -1;
@@ -197,7 +201,7 @@ export function createSupervisor(
         restartTimes = [];
         void create();
         emit({ type: RUNTIME_EVENTS.agentResumed, data: { id, incarnation } });
-        observer.event('runtime.agent_resumed', { agent: id });
+        logger.info({ agent: id, event: 'runtime.agent_resumed' }, 'runtime.agent_resumed');
       }
       const instance = current ?? create();
       try {
@@ -228,14 +232,14 @@ export function createSupervisor(
       const lease = readyLease;
       current = undefined;
       readyLease = undefined;
-      if (lease !== undefined) await runStopHook(definition, lease, observer);
+      if (lease !== undefined) await runStopHook(definition, lease, logger);
     },
     crashed(lease, reason) {
       if (lease.incarnation !== incarnation || suspendedUntil !== undefined) return; // already handled
       const t = now();
       prune(t);
       const why = reasonText(reason);
-      void runStopHook(definition, lease, observer);
+      void runStopHook(definition, lease, logger);
       if (restart.strategy === 'none' || restartTimes.length >= restart.maxRestarts) {
         suspendedUntil = t + restart.periodMs;
         current = undefined;
@@ -245,7 +249,7 @@ export function createSupervisor(
           type: RUNTIME_EVENTS.agentSuspended,
           data: { id, until, restarts: restartTimes.length, reason: why },
         });
-        observer.event('runtime.agent_suspended', { agent: id, until });
+        logger.info({ agent: id, until, event: 'runtime.agent_suspended' }, 'runtime.agent_suspended');
         return;
       }
       restartTimes.push(t);
@@ -254,7 +258,10 @@ export function createSupervisor(
         type: RUNTIME_EVENTS.agentRestarted,
         data: { id, incarnation, restarts: restartTimes.length, reason: why },
       });
-      observer.event('runtime.agent_restarted', { agent: id, restarts: restartTimes.length });
+      logger.info(
+        { agent: id, restarts: restartTimes.length, event: 'runtime.agent_restarted' },
+        'runtime.agent_restarted',
+      );
     },
   };
   return supervisor;
