@@ -23,13 +23,12 @@ import type { RemoteInvoker } from '../../runtime/index.js';
 import { decodeEmergence } from '../../wire/emergence/codec.js';
 import { emergenceErrorToPlexus } from '../../wire/emergence/error.js';
 import { UUID_V4_PATTERN } from '../../wire/emergence/message.js';
-import { silentLogger, type Logger } from '../../core/logger.js';
 import {
-  abortableSleep,
+  checkAttemptTimeoutMs,
   retryAttempts,
-  retrySchedule,
+  retryRunOf,
   type AttemptOutcome,
-  type PeerRetryInit,
+  type RetryingCallerInit,
 } from '../peer/retry.js';
 
 /** The extension key of a HELLO naming where the agent takes HELPs. */
@@ -75,23 +74,15 @@ export function emergenceEndpointOf(card: AgentCard): string | undefined {
 }
 
 /** Options of {@link emergenceRemoteInvoker}. */
-export interface EmergenceRemoteInvokerInit {
+export interface EmergenceRemoteInvokerInit extends RetryingCallerInit {
   /** Where requests for every other remote card go (the peer router). @default none: refused */
   readonly next?: RemoteInvoker;
   /** The node id, the `from` of the HELPs it sends when the request names none. */
   readonly nodeId: string;
   /** The HTTP client. @default globalThis.fetch */
   readonly fetch?: typeof globalThis.fetch;
-  /** The retry schedule. @default { delaysMs: [500, 1000, 2000], jitter: 0.2 } */
-  readonly retry?: PeerRetryInit;
   /** Longest wait for one attempt, ms. @default 30000 */
   readonly attemptTimeoutMs?: number;
-  /** Random numbers in [0, 1) for the jitter. @default Math.random */
-  readonly random?: () => number;
-  /** How to wait between attempts. @default an abortable setTimeout */
-  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-  /** Where retries are logged. @default silentLogger */
-  readonly logger?: Logger;
 }
 
 /**
@@ -107,18 +98,9 @@ export interface EmergenceRemoteInvokerInit {
  * const remote = emergenceRemoteInvoker({ nodeId, next: peerRouter });
  */
 export function emergenceRemoteInvoker(init: EmergenceRemoteInvokerInit): RemoteInvoker {
-  const schedule = retrySchedule(init.retry);
-  const attemptTimeoutMs = init.attemptTimeoutMs ?? EMERGENCE_ATTEMPT_TIMEOUT_MS;
-  if (!Number.isSafeInteger(attemptTimeoutMs) || attemptTimeoutMs < 1) {
-    throw new PlexusError(
-      'INVALID_PARAMS',
-      `attemptTimeoutMs must be a whole number of ms ≥ 1, got ${String(attemptTimeoutMs)}`,
-    );
-  }
+  const runOf = retryRunOf(init, cancelled, 'agent endpoint call failed; retrying');
+  const attemptTimeoutMs = checkAttemptTimeoutMs(init.attemptTimeoutMs ?? EMERGENCE_ATTEMPT_TIMEOUT_MS);
   const fetchFn = init.fetch ?? globalThis.fetch;
-  const random = init.random ?? Math.random;
-  const sleep = init.sleep ?? abortableSleep;
-  const logger = init.logger ?? silentLogger;
   const { next } = init;
 
   async function attempt(
@@ -202,18 +184,11 @@ export function emergenceRemoteInvoker(init: EmergenceRemoteInvokerInit): Remote
         );
       }
       const help = helpOf(card, envelope, init.nodeId);
-      return retryAttempts(() => attempt(url, help, envelope, signal), signal, {
-        schedule,
-        random,
-        sleep,
-        cancelled,
-        onRetry: (error, wait) => {
-          logger.warn(
-            { endpoint: url, agent: card.id, request: help['id'], code: error.code, retryInMs: wait },
-            'agent endpoint call failed; retrying',
-          );
-        },
-      });
+      return retryAttempts(
+        () => attempt(url, help, envelope, signal),
+        signal,
+        runOf({ endpoint: url, agent: card.id, request: help['id'] }),
+      );
     },
     reaches(card) {
       if (emergenceEndpointOf(card) !== undefined) return true;

@@ -40,8 +40,11 @@ export {
   DEFAULT_RETRY_DELAYS_MS,
   DEFAULT_RETRY_JITTER,
   abortableSleep,
+  checkAttemptTimeoutMs,
   jittered,
+  retryRunOf,
   retrySchedule,
   type PeerRetryInit,
+  type RetryingCallerInit,
   type RetrySchedule,
 } from './retry.js';

@@ -16,15 +16,14 @@ import type { JsonValue } from '../../core/json.js';
 import type { AgentCard } from '../../core/records/agent-card.js';
 import type { RemoteInvoker } from '../../runtime/index.js';
 import { rpcDomain, signEnvelope, type Ed25519KeyPair } from '../../security/index.js';
-import { silentLogger, type Logger } from '../../core/logger.js';
 import { PEER_INVOKE_PATH, PEER_TIMEOUT_HEADER, normalizePeerUrl, type PeerConfig } from './peer-config.js';
 import { RETRYABLE_STATUSES, answerEnvelopeOf, errorDataOf, withDetails } from './peer-wire.js';
 import {
-  abortableSleep,
+  checkAttemptTimeoutMs,
   retryAttempts,
-  retrySchedule,
+  retryRunOf,
   type AttemptOutcome,
-  type PeerRetryInit,
+  type RetryingCallerInit,
 } from './retry.js';
 import { plexusCodeFromHttp } from '../http/http-status.js';
 
@@ -35,15 +34,13 @@ export interface PeerResolver {
 }
 
 /** Options of {@link peerRemoteInvoker}. */
-export interface PeerRemoteInvokerInit {
+export interface PeerRemoteInvokerInit extends RetryingCallerInit {
   /** The node's key: every forwarded request is signed with it. */
   readonly key: Ed25519KeyPair;
   /** Where remote cards came from. */
   readonly peers: PeerResolver;
   /** The HTTP client. @default globalThis.fetch */
   readonly fetch?: typeof globalThis.fetch;
-  /** The retry schedule. @default { delaysMs: [500, 1000, 2000], jitter: 0.2 } */
-  readonly retry?: PeerRetryInit;
   /**
    * Longest wait for one attempt, ms; an attempt cut by it counts as a timeout (retried) and
    * the peer is told the same bound (header `plexus-timeout-ms`). Without it an attempt lasts
@@ -53,12 +50,6 @@ export interface PeerRemoteInvokerInit {
   readonly attemptTimeoutMs?: number;
   /** The clock for signatures, Unix ms. @default Date.now */
   readonly now?: () => number;
-  /** Random numbers in [0, 1) for the jitter. @default Math.random */
-  readonly random?: () => number;
-  /** How to wait between attempts (tests may shorten it). @default an abortable setTimeout */
-  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-  /** Where retries are logged. @default silentLogger */
-  readonly logger?: Logger;
 }
 
 /**
@@ -76,19 +67,11 @@ export interface PeerRemoteInvokerInit {
  * const runtime = createRuntime({ log, remote });
  */
 export function peerRemoteInvoker(init: PeerRemoteInvokerInit): RemoteInvoker {
-  const schedule = retrySchedule(init.retry);
-  const attemptTimeoutMs = init.attemptTimeoutMs;
-  if (attemptTimeoutMs !== undefined && (!Number.isSafeInteger(attemptTimeoutMs) || attemptTimeoutMs < 1)) {
-    throw new PlexusError(
-      'INVALID_PARAMS',
-      `attemptTimeoutMs must be a whole number of ms ≥ 1, got ${String(attemptTimeoutMs)}`,
-    );
-  }
+  const runOf = retryRunOf(init, cancelled, 'peer call failed; retrying');
+  const attemptTimeoutMs =
+    init.attemptTimeoutMs === undefined ? undefined : checkAttemptTimeoutMs(init.attemptTimeoutMs);
   const fetchFn = init.fetch ?? globalThis.fetch;
   const now = init.now ?? Date.now;
-  const random = init.random ?? Math.random;
-  const sleep = init.sleep ?? abortableSleep;
-  const logger = init.logger ?? silentLogger;
 
   async function attempt(
     peer: PeerConfig,
@@ -196,18 +179,11 @@ export function peerRemoteInvoker(init: PeerRemoteInvokerInit): RemoteInvoker {
         );
       }
       const url = `${normalizePeerUrl(peer.url)}${PEER_INVOKE_PATH}`;
-      return retryAttempts(() => attempt(peer, url, envelope, signal), signal, {
-        schedule,
-        random,
-        sleep,
-        cancelled,
-        onRetry: (error, wait) => {
-          logger.warn(
-            { peer: url, agent: card.id, request: envelope.id, code: error.code, retryInMs: wait },
-            'peer call failed; retrying',
-          );
-        },
-      });
+      return retryAttempts(
+        () => attempt(peer, url, envelope, signal),
+        signal,
+        runOf({ peer: url, agent: card.id, request: envelope.id }),
+      );
     },
   };
 }

@@ -4,6 +4,7 @@
  */
 import type { Envelope } from '../../core/envelope.js';
 import { PlexusError } from '../../core/errors.js';
+import { silentLogger, type Logger } from '../../core/logger.js';
 import { withDetails } from './peer-wire.js';
 
 /** The default delays before each retry, ms (D4). */
@@ -127,4 +128,61 @@ export async function retryAttempts(
     run.onRetry(outcome.error, wait);
     await run.sleep(wait, signal);
   }
+}
+
+/** The retry options of a node-to-node caller (the peer invoker, the Emergence endpoint client). */
+export interface RetryingCallerInit {
+  /** The retry schedule. @default { delaysMs: [500, 1000, 2000], jitter: 0.2 } */
+  readonly retry?: PeerRetryInit;
+  /** Random numbers in [0, 1) for the jitter. @default Math.random */
+  readonly random?: () => number;
+  /** How to wait between attempts (tests may shorten it). @default an abortable setTimeout */
+  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Where retries are logged. @default silentLogger */
+  readonly logger?: Logger;
+}
+
+/**
+ * The {@link RetryRun} of each call of a caller, built from the caller's options: the schedule
+ * checked once (when this is called), the defaults filled in, and each retry logged as a
+ * warning `message` with the call's `fields`, the error code and the wait.
+ *
+ * @throws PlexusError `INVALID_PARAMS` for a bad retry schedule.
+ * @example
+ * const runOf = retryRunOf(init, cancelled, 'peer call failed; retrying');
+ * await retryAttempts(attempt, signal, runOf({ peer: url }));
+ */
+export function retryRunOf(
+  init: RetryingCallerInit,
+  cancelled: () => PlexusError,
+  message: string,
+): (fields: Readonly<Record<string, unknown>>) => RetryRun {
+  const schedule = retrySchedule(init.retry);
+  const random = init.random ?? Math.random;
+  const sleep = init.sleep ?? abortableSleep;
+  const logger = init.logger ?? silentLogger;
+  return (fields) => ({
+    schedule,
+    random,
+    sleep,
+    cancelled,
+    onRetry: (error, wait) => {
+      logger.warn({ ...fields, code: error.code, retryInMs: wait }, message);
+    },
+  });
+}
+
+/**
+ * Checks a per-attempt timeout: a whole number of ms ≥ 1.
+ *
+ * @throws PlexusError `INVALID_PARAMS` otherwise.
+ */
+export function checkAttemptTimeoutMs(ms: number): number {
+  if (!Number.isSafeInteger(ms) || ms < 1) {
+    throw new PlexusError(
+      'INVALID_PARAMS',
+      `attemptTimeoutMs must be a whole number of ms ≥ 1, got ${String(ms)}`,
+    );
+  }
+  return ms;
 }
