@@ -11,6 +11,7 @@ import {
   rpcDomain,
   signEnvelope,
 } from '../../src/security/index.js';
+import { openRpcSocket } from '../support/e2e-fixture.js';
 import {
   built,
   cleanup,
@@ -152,14 +153,8 @@ describe('the WebSocket JSON-RPC face', () => {
   });
 
   it('answers broken JSON, wrong params, an unknown method and an oversized message, and stays open', async () => {
-    const ws = new WebSocket(`${node.url.replace(/^http/, 'ws')}/rpc`, { headers: auth });
+    const ws = await openRpcSocket(node.url, auth);
     try {
-      await new Promise<void>((resolve, reject) => {
-        ws.once('open', () => {
-          resolve();
-        });
-        ws.once('error', reject);
-      });
       interface Reply {
         id: unknown;
         error?: { code: number };

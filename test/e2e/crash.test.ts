@@ -1,24 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { jobsOfDataDir } from '../../src/node/index.js';
-import {
-  BIN,
-  built,
-  cleanup,
-  esrpRequest,
-  eventually,
-  exitOf,
-  get,
-  post,
-  startNodeProcess,
-} from './harness.js';
+import { useBuiltDist } from '../support/e2e-fixture.js';
+import { BIN, esrpRequest, eventually, exitOf, get, post, startNodeProcess } from './harness.js';
 
 // Shutdown and recovery (issue 3 item 7) with real processes.
-beforeAll(() => {
-  expect(built(), 'run `npm run build` first').toBe(true);
-});
-
-afterAll(cleanup);
+useBuiltDist();
 
 describe('a node killed with SIGKILL during load', () => {
   it('has every acknowledged job after a restart, re-runs the idempotent running job, and its log replays', async () => {

@@ -9,9 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateEsrpResponse } from '../../src/core/esrp/response.js';
+import { openRpcSocket } from '../support/e2e-fixture.js';
 import { BIN, built, cleanup, esrpRequest, eventually, post, tempDir, type Body } from './harness.js';
 
 const MANIFEST = `name: eras-e2e
@@ -96,14 +96,8 @@ function runCli(args: readonly string[]): Promise<{ code: number; stdout: string
 
 /** One JSON-RPC call over a fresh WebSocket: every message received until its response. */
 async function wsCall(method: string, params: unknown, id: number): Promise<Body[]> {
-  const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/rpc`);
+  const ws = await openRpcSocket(url);
   try {
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => {
-        resolve();
-      });
-      ws.once('error', reject);
-    });
     const received: Body[] = [];
     const done = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {

@@ -1,38 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import WebSocket from 'ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { jobsOfDataDir } from '../../src/node/index.js';
-import {
-  built,
-  cleanup,
-  esrpRequest,
-  get,
-  post,
-  resultOf,
-  startNodeProcess,
-  type NodeProcess,
-} from './harness.js';
+import { openRpcSocket, useNodeProcess } from '../support/e2e-fixture.js';
+import { esrpRequest, get, post, resultOf } from './harness.js';
 
 // One real node process (dev mode, demo agents): a request through every face.
-let node: NodeProcess;
-
-beforeAll(async () => {
-  expect(built(), 'run `npm run build` first').toBe(true);
-  node = await startNodeProcess();
-});
-
-afterAll(cleanup);
+const e2e = useNodeProcess();
 
 /** Sends JSON-RPC messages over one WebSocket and collects the replies with the given ids. */
 async function rpc(url: string, messages: unknown[], expected: number): Promise<unknown[]> {
-  const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/rpc`);
+  const ws = await openRpcSocket(url);
   try {
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => {
-        resolve();
-      });
-      ws.once('error', reject);
-    });
     const replies: unknown[] = [];
     const done = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -56,18 +34,21 @@ async function rpc(url: string, messages: unknown[], expected: number): Promise<
 
 describe('a node process', () => {
   it('prints its URL and did on the first line', () => {
-    expect(node.stdout().split('\n')[0]).toMatch(
+    expect(e2e.node.stdout().split('\n')[0]).toMatch(
       /^plexus node did:key:z6Mk\S+ listening on http:\/\/127\.0\.0\.1:\d+$/,
     );
   });
 
   it('answers the health probes', async () => {
-    expect(await get(`${node.url}/healthz`)).toEqual({ status: 200, body: { status: 'ok' } });
-    expect(await get(`${node.url}/readyz`)).toEqual({ status: 200, body: { status: 'ready' } });
+    expect(await get(`${e2e.node.url}/healthz`)).toEqual({ status: 200, body: { status: 'ok' } });
+    expect(await get(`${e2e.node.url}/readyz`)).toEqual({ status: 200, body: { status: 'ready' } });
   });
 
   it('runs an ESRP request synchronously (POST /v1/execute)', async () => {
-    const r = await post(`${node.url}/v1/execute`, esrpRequest('math.evaluate', { expression: '2*(3+4)^2' }));
+    const r = await post(
+      `${e2e.node.url}/v1/execute`,
+      esrpRequest('math.evaluate', { expression: '2*(3+4)^2' }),
+    );
     expect(r.status).toBe(200);
     expect(r.body.status).toBe('succeeded');
     expect(r.body.job.state).toBe('succeeded');
@@ -86,14 +67,14 @@ describe('a node process', () => {
       ],
       params: { sentences: 1 },
     });
-    const r = await post(`${node.url}/v1/execute`, request);
+    const r = await post(`${e2e.node.url}/v1/execute`, request);
     expect(r.status).toBe(200);
     expect(resultOf(r.body)).toMatchObject({ total: 3, indices: [0] });
   });
 
   it('answers an Emergence HELP with DONE, and registers a HELLO', async () => {
     const id = randomUUID();
-    const r = await post(`${node.url}/emergence`, {
+    const r = await post(`${e2e.node.url}/emergence`, {
       id,
       from: 'tester',
       to: 'math',
@@ -108,7 +89,7 @@ describe('a node process', () => {
       verb: 'DONE',
       data: { result: { expression: '6*7', value: 42 } },
     });
-    const hello = await post(`${node.url}/emergence`, {
+    const hello = await post(`${e2e.node.url}/emergence`, {
       id: randomUUID(),
       from: 'visitor',
       to: 'broadcast',
@@ -117,7 +98,7 @@ describe('a node process', () => {
     });
     expect(hello.status).toBe(200);
     expect(hello.body.verb).toBe('DONE');
-    const card = await get(`${node.url}/agents/visitor`);
+    const card = await get(`${e2e.node.url}/agents/visitor`);
     expect(card.body).toMatchObject({
       id: 'visitor',
       origin: 'remote',
@@ -127,7 +108,7 @@ describe('a node process', () => {
 
   it('answers JSON-RPC over WebSocket, single calls and batches', async () => {
     const replies = await rpc(
-      node.url,
+      e2e.node.url,
       [
         { jsonrpc: '2.0', id: 1, method: 'math.evaluate', params: { expression: '1+2' } },
         [
@@ -145,7 +126,7 @@ describe('a node process', () => {
   });
 
   it('lists its agents (discovery)', async () => {
-    const all = await get(`${node.url}/agents?origin=local`);
+    const all = await get(`${e2e.node.url}/agents?origin=local`);
     expect((all.body.agents as { id: string }[]).map((a) => a.id)).toEqual([
       'demo',
       'echo',
@@ -160,29 +141,29 @@ describe('a node process', () => {
       'text',
       'tool',
     ]);
-    expect((await get(`${node.url}/agents/math`)).body).toMatchObject({ id: 'math', origin: 'local' });
-    const caps = await get(`${node.url}/agents/text/capabilities`);
+    expect((await get(`${e2e.node.url}/agents/math`)).body).toMatchObject({ id: 'math', origin: 'local' });
+    const caps = await get(`${e2e.node.url}/agents/text/capabilities`);
     expect(caps.body.capabilities[0].verb).toBe('text.summarize');
-    expect((await get(`${node.url}/agents?capability=demo.slow`)).body.agents).toHaveLength(1);
+    expect((await get(`${e2e.node.url}/agents?capability=demo.slow`)).body.agents).toHaveLength(1);
   });
 
   it('runs the same request sent twice only once', async () => {
     const first = esrpRequest('math.evaluate', { expression: '11*11' });
     const second = { ...first, request_id: randomUUID() }; // same payload, new request id
     const [a, b] = await Promise.all([
-      post(`${node.url}/v1/execute`, first),
-      post(`${node.url}/v1/execute`, second),
+      post(`${e2e.node.url}/v1/execute`, first),
+      post(`${e2e.node.url}/v1/execute`, second),
     ]);
     expect(a.body.job.job_id).toBe(b.body.job.job_id);
     expect(resultOf(b.body)).toEqual({ expression: '11*11', value: 121 });
-    const third = await post(`${node.url}/v1/jobs`, {
+    const third = await post(`${e2e.node.url}/v1/jobs`, {
       ...first,
       request_id: randomUUID(),
       mode: { type: 'async', timeout_ms: 30_000 },
     });
     expect(third.body.job.job_id).toBe(a.body.job.job_id);
     // The log holds one job for that payload, run once.
-    const jobs = await jobsOfDataDir(node.dataDir);
+    const jobs = await jobsOfDataDir(e2e.node.dataDir);
     const job = jobs.find((j) => j.id === a.body.job.job_id);
     expect(job?.attempts).toBe(1);
     expect(jobs.filter((j) => j.payloadHash === job?.payloadHash)).toHaveLength(1);

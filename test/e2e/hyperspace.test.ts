@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openRpcSocket } from '../support/e2e-fixture.js';
 import { built, cleanup, exitOf, ROOT, startNodeProcess, type NodeProcess } from './harness.js';
 import { spawnSync } from 'node:child_process';
 
@@ -32,13 +32,7 @@ interface Rpc {
 }
 
 async function rpcClient(url: string): Promise<Rpc> {
-  const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/rpc`);
-  await new Promise<void>((resolve, reject) => {
-    ws.once('open', () => {
-      resolve();
-    });
-    ws.once('error', reject);
-  });
+  const ws = await openRpcSocket(url);
   let next = 1000;
   const waiting = new Map<number, (answer: never) => void>();
   ws.on('message', (data: Buffer) => {

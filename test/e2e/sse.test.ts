@@ -1,17 +1,11 @@
 import { get as httpGet, type IncomingMessage } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sseParser, type SseEvent } from '../../src/cli/sse.js';
-import { built, cleanup, esrpRequest, post, startNodeProcess, type NodeProcess } from './harness.js';
+import { useNodeProcess } from '../support/e2e-fixture.js';
+import { esrpRequest, post } from './harness.js';
 
 // An ESRP async job followed over SSE, cut mid-way, and resumed with Last-Event-ID.
-let node: NodeProcess;
-
-beforeAll(async () => {
-  expect(built(), 'run `npm run build` first').toBe(true);
-  node = await startNodeProcess();
-});
-
-afterAll(cleanup);
+const e2e = useNodeProcess();
 
 const TERMINAL = new Set(['job_succeeded', 'job_failed', 'job_cancelled']);
 
@@ -63,14 +57,14 @@ function readEvents(url: string, lastEventId: string | undefined, stopAfter = In
 describe('ESRP job events over SSE', () => {
   it('resume after a cut with Last-Event-ID, with no event missing or repeated', async () => {
     const submitted = await post(
-      `${node.url}/v1/jobs`,
+      `${e2e.node.url}/v1/jobs`,
       esrpRequest('demo.slow', { seconds: 2, steps: 10 }, 'async'),
     );
     expect(submitted.status).toBe(202);
     expect(submitted.body.status).toBe('accepted');
     const jobId = submitted.body.job.job_id as string;
     expect(submitted.headers.get('location')).toBe(`/v1/jobs/${jobId}`);
-    const eventsUrl = `${node.url}/v1/jobs/${jobId}/events`;
+    const eventsUrl = `${e2e.node.url}/v1/jobs/${jobId}/events`;
 
     const before = await readEvents(eventsUrl, undefined, 3); // cut after three events
     expect(before.map((e) => e.event)).toEqual(['job_queued', 'job_started', 'job_progress']);
@@ -106,11 +100,14 @@ describe('ESRP job events over SSE', () => {
   });
 
   it('cancels a running job with DELETE, and its stream ends with job_cancelled', async () => {
-    const submitted = await post(`${node.url}/v1/jobs`, esrpRequest('demo.slow', { seconds: 30 }, 'async'));
+    const submitted = await post(
+      `${e2e.node.url}/v1/jobs`,
+      esrpRequest('demo.slow', { seconds: 30 }, 'async'),
+    );
     const jobId = submitted.body.job.job_id as string;
-    const streaming = readEvents(`${node.url}/v1/jobs/${jobId}/events`, undefined);
+    const streaming = readEvents(`${e2e.node.url}/v1/jobs/${jobId}/events`, undefined);
     await new Promise((r) => setTimeout(r, 200));
-    const response = await fetch(`${node.url}/v1/jobs/${jobId}`, { method: 'DELETE' });
+    const response = await fetch(`${e2e.node.url}/v1/jobs/${jobId}`, { method: 'DELETE' });
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({
       status: 'failed',
@@ -121,9 +118,9 @@ describe('ESRP job events over SSE', () => {
   });
 
   it('refuses a malformed Last-Event-ID and an unknown job', async () => {
-    const submitted = await post(`${node.url}/v1/jobs`, esrpRequest('echo.echo', { n: 1 }, 'async'));
+    const submitted = await post(`${e2e.node.url}/v1/jobs`, esrpRequest('echo.echo', { n: 1 }, 'async'));
     const jobId = submitted.body.job.job_id as string;
-    await expect(readEvents(`${node.url}/v1/jobs/${jobId}/events`, 'abc')).rejects.toThrow(/status 400/);
-    await expect(readEvents(`${node.url}/v1/jobs/nope/events`, undefined)).rejects.toThrow(/status 404/);
+    await expect(readEvents(`${e2e.node.url}/v1/jobs/${jobId}/events`, 'abc')).rejects.toThrow(/status 400/);
+    await expect(readEvents(`${e2e.node.url}/v1/jobs/nope/events`, undefined)).rejects.toThrow(/status 404/);
   });
 });

@@ -1,15 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { withDataDirLog } from '../../src/node/index.js';
-import { BIN, built, cleanup, esrpRequest, exitOf, post, startNodeProcess } from './harness.js';
+import { useBuiltDist } from '../support/e2e-fixture.js';
+import { BIN, esrpRequest, exitOf, post, startNodeProcess } from './harness.js';
 
 // A supervision tree configured in plexus.yaml, in a real node process (issue 4, §11.3).
-beforeAll(() => {
-  expect(built(), 'run `npm run build` first').toBe(true);
-});
-
-afterAll(cleanup);
+useBuiltDist();
 
 const CONFIG = `
 supervision:

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import WebSocket from 'ws';
+import { openRpcSocket } from '../support/e2e-fixture.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BIN,
@@ -222,13 +222,7 @@ interface RpcAnswer {
 async function rpc(key: {
   key: string;
 }): Promise<{ call(method: string, params: unknown): Promise<RpcAnswer>; close(): void }> {
-  const ws = new WebSocket(`${node.url.replace(/^http/, 'ws')}/rpc`, { headers: auth(key) });
-  await new Promise<void>((resolve, reject) => {
-    ws.once('open', () => {
-      resolve();
-    });
-    ws.once('error', reject);
-  });
+  const ws = await openRpcSocket(node.url, auth(key));
   let next = 1;
   const waiting = new Map<number, (answer: RpcAnswer) => void>();
   ws.on('message', (data: Buffer) => {

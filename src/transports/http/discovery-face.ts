@@ -3,11 +3,10 @@
  * (`POST /v1/capabilities/revocations`), every request authenticated (D14), errors in the plain
  * `{error: {code, message}}` form.
  */
-import type { Face, FaceFactory } from '../face.js';
+import type { FaceFactory } from '../face.js';
 import { registerCapabilityRoutes } from './capability-routes.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
-import { registerHttpFaceContext } from './http-face-context.js';
-import { httpFaceScope } from './http-face-scope.js';
+import { httpFace } from './http-face.js';
 
 /**
  * The discovery face's factory.
@@ -15,17 +14,8 @@ import { httpFaceScope } from './http-face-scope.js';
  * createNode({ faces: [discoveryFace()] });
  */
 export function discoveryFace(): FaceFactory {
-  return (components): Face => ({
-    name: 'discovery',
-    register(server) {
-      const scope = httpFaceScope(components, server);
-      return registerHttpFaceContext(server.http, scope, {
-        authenticate: true,
-        routes: (context) => {
-          registerDiscoveryRoutes(context, scope);
-          registerCapabilityRoutes(context, scope);
-        },
-      });
-    },
+  return httpFace('discovery', (context, scope) => {
+    registerDiscoveryRoutes(context, scope);
+    registerCapabilityRoutes(context, scope);
   });
 }

@@ -2,10 +2,9 @@
  * The Emergence face (seed 000, D4) as a node face: `POST /emergence`, every request
  * authenticated (D14), HELLO registrations without an endpoint expiring after `helloTtlMs`.
  */
-import type { Face, FaceFactory } from '../face.js';
+import type { FaceFactory } from '../face.js';
 import { registerEmergenceRoute } from './emergence-route.js';
-import { registerHttpFaceContext } from './http-face-context.js';
-import { httpFaceScope } from './http-face-scope.js';
+import { httpFace } from './http-face.js';
 
 /** Options of {@link emergenceFace}. */
 export interface EmergenceFaceInit {
@@ -22,19 +21,10 @@ export interface EmergenceFaceInit {
  * createNode({ faces: [emergenceFace({ helloTtlMs: 60_000 })] });
  */
 export function emergenceFace(init: EmergenceFaceInit = {}): FaceFactory {
-  return (components): Face => ({
-    name: 'emergence',
-    register(server) {
-      const scope = httpFaceScope(components, server);
-      return registerHttpFaceContext(server.http, scope, {
-        authenticate: true,
-        routes: (context) => {
-          registerEmergenceRoute(context, scope, {
-            ...(init.helloTtlMs === undefined ? {} : { ttlMs: init.helloTtlMs }),
-            ...(init.now === undefined ? {} : { now: init.now }),
-          });
-        },
-      });
-    },
+  return httpFace('emergence', (context, scope) => {
+    registerEmergenceRoute(context, scope, {
+      ...(init.helloTtlMs === undefined ? {} : { ttlMs: init.helloTtlMs }),
+      ...(init.now === undefined ? {} : { now: init.now }),
+    });
   });
 }

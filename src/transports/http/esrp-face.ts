@@ -3,11 +3,10 @@
  * `GET` / `DELETE /v1/jobs/{id}`, `GET /v1/jobs` and the SSE stream `GET /v1/jobs/{id}/events`,
  * every request authenticated (D14).
  */
-import type { Face, FaceFactory } from '../face.js';
+import type { FaceFactory } from '../face.js';
 import { registerEsrpEvents } from './esrp-events.js';
 import { registerEsrpRoutes } from './esrp-routes.js';
-import { registerHttpFaceContext } from './http-face-context.js';
-import { httpFaceScope } from './http-face-scope.js';
+import { httpFace } from './http-face.js';
 
 /** Options of {@link esrpFace}. */
 export interface EsrpFaceInit {
@@ -22,17 +21,12 @@ export interface EsrpFaceInit {
  * createNode({ faces: [esrpFace({ heartbeatMs: 5000 })] });
  */
 export function esrpFace(init: EsrpFaceInit = {}): FaceFactory {
-  return (components): Face => ({
-    name: 'esrp',
-    register(server) {
-      const scope = httpFaceScope(components, server, init);
-      return registerHttpFaceContext(server.http, scope, {
-        authenticate: true,
-        routes: (context) => {
-          registerEsrpRoutes(context, scope);
-          registerEsrpEvents(context, scope);
-        },
-      });
+  return httpFace(
+    'esrp',
+    (context, scope) => {
+      registerEsrpRoutes(context, scope);
+      registerEsrpEvents(context, scope);
     },
-  });
+    init,
+  );
 }

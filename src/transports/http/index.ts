@@ -8,6 +8,7 @@ export { emergenceFace, type EmergenceFaceInit } from './emergence-face.js';
 export { discoveryFace } from './discovery-face.js';
 export { healthFace } from './health-face.js';
 export { paymentFace, type PaymentFaceInit } from './payment-face.js';
+export { httpFace, type HttpFaceInit } from './http-face.js';
 export {
   DEFAULT_BODY_LIMIT_BYTES,
   DEFAULT_HEARTBEAT_MS,
