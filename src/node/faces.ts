@@ -10,6 +10,7 @@ import { esrpFace } from '../transports/http/esrp-face.js';
 import { healthFace } from '../transports/http/health-face.js';
 import { paymentFace } from '../transports/http/payment-face.js';
 import { peerFace } from '../transports/peer/peer-face.js';
+import { mcpFace } from '../transports/mcp/mcp-face.js';
 import { wsJsonRpcFace } from '../transports/ws-jsonrpc/ws-jsonrpc-face.js';
 import type { NodeInit } from './node-init.js';
 
@@ -34,5 +35,6 @@ export function defaultFaces(init: NodeInit = {}): readonly FaceFactory[] {
     peerFace(trusted.length === 0 ? {} : { trustedPeers: trusted }),
     ...(init.payments === undefined ? [] : [paymentFace(init.payments)]),
     wsJsonRpcFace(),
+    mcpFace(),
   ];
 }
