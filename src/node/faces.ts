@@ -17,7 +17,7 @@ import type { NodeInit } from './node-init.js';
 /**
  * The default faces of a node with `init`: health, ESRP, Emergence (HELLOs expire after
  * `helloTtlMs`), discovery, the peer route (admitting `trustedPeers` and the `did` of each of
- * `peers`), the 402 payment routes when `payments` is set, and WebSocket JSON-RPC.
+ * `peers`), the 402 payment routes when `payments` is set, WebSocket JSON-RPC and MCP (`/mcp`).
  *
  * @example
  * createNode({ ...init, faces: [...defaultFaces(init), myFace()] });
