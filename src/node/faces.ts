@@ -10,13 +10,14 @@ import { esrpFace } from '../transports/http/esrp-face.js';
 import { healthFace } from '../transports/http/health-face.js';
 import { paymentFace } from '../transports/http/payment-face.js';
 import { peerFace } from '../transports/peer/peer-face.js';
+import { mcpFace } from '../transports/mcp/mcp-face.js';
 import { wsJsonRpcFace } from '../transports/ws-jsonrpc/ws-jsonrpc-face.js';
 import type { NodeInit } from './node-init.js';
 
 /**
  * The default faces of a node with `init`: health, ESRP, Emergence (HELLOs expire after
  * `helloTtlMs`), discovery, the peer route (admitting `trustedPeers` and the `did` of each of
- * `peers`), the 402 payment routes when `payments` is set, and WebSocket JSON-RPC.
+ * `peers`), the 402 payment routes when `payments` is set, WebSocket JSON-RPC and MCP (`/mcp`).
  *
  * @example
  * createNode({ ...init, faces: [...defaultFaces(init), myFace()] });
@@ -34,5 +35,6 @@ export function defaultFaces(init: NodeInit = {}): readonly FaceFactory[] {
     peerFace(trusted.length === 0 ? {} : { trustedPeers: trusted }),
     ...(init.payments === undefined ? [] : [paymentFace(init.payments)]),
     wsJsonRpcFace(),
+    mcpFace(),
   ];
 }

@@ -228,7 +228,7 @@ describe('runtime jobs', () => {
     await h.runtime.jobs.wait(a.job.id);
     const checks = await h.runtime.verify();
     expect(checks.map((c) => [c.name, c.ok])).toEqual([
-      ['runtime.agents.registry', true],
+      ['runtime.registry', true],
       ['runtime.jobs', true],
       ['runtime.idempotency', true],
       ['runtime.ledger', true],

@@ -1,6 +1,6 @@
 /**
- * The seven faces of a node pass the face contract (`face-contract.ts`): ESRP, Emergence,
- * discovery, health, the peer route, the 402 payment routes and WebSocket JSON-RPC.
+ * The eight faces of a node pass the face contract (`face-contract.ts`): ESRP, Emergence,
+ * discovery, health, the peer route, the 402 payment routes, WebSocket JSON-RPC and MCP.
  */
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
@@ -11,6 +11,8 @@ import { esrpFace } from '../../src/transports/http/esrp-face.js';
 import { healthFace } from '../../src/transports/http/health-face.js';
 import { paymentFace } from '../../src/transports/http/payment-face.js';
 import { peerFace } from '../../src/transports/peer/peer-face.js';
+import { MCP_ERRORS } from '../../src/transports/mcp/mcp-errors.js';
+import { mcpFace } from '../../src/transports/mcp/mcp-face.js';
 import { wsJsonRpcFace } from '../../src/transports/ws-jsonrpc/ws-jsonrpc-face.js';
 import { WHOAMI_VERB, runFaceContract, type FaceAnswer, type FaceTarget } from './face-contract.js';
 
@@ -209,5 +211,67 @@ runFaceContract({
         JSON.stringify({ jsonrpc: '2.0', id: 1, method: WHOAMI_VERB, params: {} }),
         authorization,
       ),
+  }),
+});
+
+/** POSTs MCP messages to `/mcp` as the SDK client does. */
+function mcpPost(
+  target: FaceTarget,
+  text: string,
+  authorization: string,
+  session?: string,
+): Promise<Response> {
+  return fetch(`${target.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization,
+      accept: 'application/json, text/event-stream',
+      'content-type': 'application/json',
+      ...(session === undefined ? {} : { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }),
+    },
+    body: text,
+  });
+}
+
+runFaceContract({
+  name: 'mcp',
+  errorTable: MCP_ERRORS,
+  create: () => ({
+    face: mcpFace(),
+    send: async (target, input, authorization) => {
+      const res = await mcpPost(target, input.text, authorization);
+      return { status: res.status, text: await res.text() };
+    },
+    errorCode: (answer) => {
+      const body = json(answer);
+      const code = field(body?.['error'], 'code');
+      return body?.['jsonrpc'] === '2.0' && typeof code === 'number' ? String(code) : undefined;
+    },
+    // initialize, then call the contract's verb as the tool `Contract_agent.contract.whoami`
+    act: async (target, authorization) => {
+      const opened = await mcpPost(
+        target,
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-11-25',
+            capabilities: {},
+            clientInfo: { name: 'contract', version: '1' },
+          },
+        }),
+        authorization,
+      );
+      const session = opened.headers.get('mcp-session-id') ?? '';
+      const call = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'Contract_agent.contract.whoami', arguments: {} },
+      });
+      const res = await mcpPost(target, call, authorization, session);
+      return { status: res.status, text: await res.text() };
+    },
   }),
 });

@@ -22,7 +22,7 @@ export interface RegistryEntry {
 export type RegistryState = Map<string, RegistryEntry>;
 
 /** The name of the registry projection. */
-export const REGISTRY_PROJECTION_NAME = 'runtime.agents.registry';
+export const REGISTRY_PROJECTION_NAME = 'runtime.registry';
 
 function isCardData(data: JsonValue): data is JsonValue & AgentCardEventData {
   const d = data as Partial<AgentCardEventData> | null;

@@ -2,7 +2,7 @@
  * The agent registry (Nova26 Req. 1): validated cards with a revision counter, lookup by id
  * or by capability, local and remote origins, and the verb specs registered alongside.
  * Every change is an event in the log and the registry's state is a projection of the log
- * (`runtime.agents.registry`), so it survives restarts and can be rebuilt and compared.
+ * (`runtime.registry`), so it survives restarts and can be rebuilt and compared.
  */
 import { PlexusError, toPlexusError } from '../../core/errors.js';
 import { findCapability, parseAgentCard } from '../../core/records/agent-card.js';

@@ -1,0 +1,199 @@
+/**
+ * The MCP server face (issue 13, seed 004 Req 5): Streamable HTTP at `/mcp` on the node's
+ * server, the registry's verbs as tools. Its context reads bodies as text (validated by the
+ * routes), answers failures as JSON-RPC errors (never a fastify body), refuses a foreign
+ * Origin (403) and then authenticates every request like the other HTTP faces (bearer JWT,
+ * API key or UCAN; 401). When the registry changes, open sessions are sent
+ * `notifications/tools/list_changed`.
+ */
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import { PlexusError, toPlexusError } from '../../core/errors.js';
+import type { Principal } from '../../runtime/index.js';
+import { RUNTIME_EVENTS } from '../../runtime/events.js';
+import type { Face, FaceComponents, FaceFactory, FaceServer } from '../face.js';
+import { runtimePrincipal, silentLogger } from '../face-components.js';
+import { frameworkRefusal } from '../http/framework-errors.js';
+import {
+  CAPABILITY_HEADER,
+  UCAN_HEADER_ALIAS,
+  UCANS_HEADER,
+  authenticateCredential,
+  headerText,
+} from '../ucan-credential.js';
+import { originAllowed, sendRefusal } from './mcp-http.js';
+import {
+  MCP_DEFAULT_KEEPALIVE_MS,
+  MCP_DEFAULT_PAGE_SIZE,
+  MCP_DEFAULT_SESSION_IDLE_MS,
+  MCP_PATH,
+} from './mcp-protocol.js';
+import { registerMcpRoutes } from './mcp-routes.js';
+import { sessionServer } from './mcp-server.js';
+import { McpSessions } from './mcp-sessions.js';
+
+/** Options of {@link mcpFace}. */
+export interface McpFaceInit {
+  /** Idle time after which a session ends, ms. @default 1800000 (30 min) */
+  readonly sessionIdleMs?: number;
+  /** Period of `: keep-alive` comments on the GET stream, ms. @default 15000 */
+  readonly keepAliveMs?: number;
+  /** Tools per `tools/list` page. @default 100 */
+  readonly pageSize?: number;
+}
+
+interface Caller {
+  readonly principal: Principal;
+  readonly capability?: string;
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new PlexusError('INVALID_PARAMS', `${name} must be a whole number ≥ 1, got ${String(value)}`);
+  }
+  return value;
+}
+
+const AGENT_EVENTS: readonly string[] = [
+  RUNTIME_EVENTS.agentRegistered,
+  RUNTIME_EVENTS.agentUpdated,
+  RUNTIME_EVENTS.agentRemoved,
+];
+
+/**
+ * The MCP face's factory.
+ * @throws PlexusError `INVALID_PARAMS` (at `register`) for a bad option.
+ * @example
+ * createNode({ faces: [...defaultFaces(init), mcpFace({ sessionIdleMs: 600_000 })] });
+ */
+export function mcpFace(init: McpFaceInit = {}): FaceFactory {
+  return (components): Face => {
+    const sessions = new McpSessions({
+      idleMs: positive('sessionIdleMs', init.sessionIdleMs ?? MCP_DEFAULT_SESSION_IDLE_MS),
+    });
+    const streams = new Set<() => void>();
+    const watching = new AbortController();
+    return {
+      name: 'mcp',
+      register: (server) => registerMcpContext(components, server, init, sessions, streams),
+      start() {
+        void announceToolChanges(components, sessions, watching.signal);
+        return Promise.resolve();
+      },
+      async stop() {
+        watching.abort();
+        for (const end of [...streams]) end();
+        await sessions.close();
+      },
+    };
+  };
+}
+
+/** Sends `notifications/tools/list_changed` to every open session when an agent changes. */
+async function announceToolChanges(
+  components: FaceComponents,
+  sessions: McpSessions,
+  signal: AbortSignal,
+): Promise<void> {
+  const logger = components.logger ?? silentLogger;
+  try {
+    const { seq } = await components.log.head({ signal });
+    for await (const event of components.log.subscribe(seq, { type: AGENT_EVENTS }, { signal })) {
+      if (!AGENT_EVENTS.includes(event.type)) continue;
+      for (const session of sessions.all()) {
+        session.server.sendToolListChanged().catch(() => undefined);
+      }
+    }
+  } catch (error) {
+    if (!signal.aborted)
+      logger.warn({ error: String(error) }, 'mcp: tool list changes are no longer announced');
+  }
+}
+
+async function registerMcpContext(
+  components: FaceComponents,
+  server: FaceServer,
+  init: McpFaceInit,
+  sessions: McpSessions,
+  streams: Set<() => void>,
+): Promise<void> {
+  const { bodyLimitBytes } = server.options;
+  const keepAliveMs = positive('keepAliveMs', init.keepAliveMs ?? MCP_DEFAULT_KEEPALIVE_MS);
+  const pageSize = positive('pageSize', init.pageSize ?? MCP_DEFAULT_PAGE_SIZE);
+  const callers = new WeakMap<FastifyRequest, Caller>();
+  const callerOf = (request: FastifyRequest): Caller => {
+    const caller = callers.get(request);
+    if (caller === undefined) throw new PlexusError('UNAUTHORIZED', 'the request was not authenticated');
+    return caller;
+  };
+  await server.http.register((face: FastifyInstance, _options, done) => {
+    face.removeAllContentTypeParsers();
+    face.addContentTypeParser(
+      '*',
+      { parseAs: 'string', bodyLimit: bodyLimitBytes },
+      (_request, body, parsed) => {
+        parsed(null, body);
+      },
+    );
+    face.setErrorHandler((error: FastifyError, request, reply) => {
+      const refusal =
+        error instanceof PlexusError
+          ? error
+          : typeof error.code === 'string' && error.code.startsWith('FST_')
+            ? frameworkRefusal(error, request.url, bodyLimitBytes)
+            : toPlexusError(error);
+      return sendRefusal(reply, refusal);
+    });
+    face.addHook('onRequest', async (request, reply) => {
+      if (!originAllowed(request)) {
+        return sendRefusal(
+          reply,
+          new PlexusError('FORBIDDEN', 'this Origin may not use the MCP endpoint'),
+          403,
+        );
+      }
+      try {
+        const { headers } = request;
+        const credential = await authenticateCredential(components, {
+          authorization: headers.authorization,
+          proofs: headerText(headers[UCANS_HEADER]) ?? headerText(headers[UCAN_HEADER_ALIAS]),
+          capability: headerText(headers[CAPABILITY_HEADER]),
+        });
+        const principal = runtimePrincipal(credential.principal);
+        callers.set(
+          request,
+          credential.capability === undefined
+            ? { principal }
+            : { principal, capability: credential.capability },
+        );
+      } catch (error) {
+        const refusal =
+          error instanceof PlexusError
+            ? error
+            : new PlexusError('UNAUTHORIZED', 'the credential could not be checked');
+        reply.header('www-authenticate', `Bearer resource_metadata="${MCP_PATH}"`);
+        return sendRefusal(reply, refusal, 401);
+      }
+    });
+    registerMcpRoutes(face, {
+      sessions,
+      bodyLimitBytes,
+      keepAliveMs,
+      principalOf: (request) => callerOf(request).principal,
+      serverFor: (request) => {
+        const caller = callerOf(request);
+        return sessionServer({
+          runtime: components.runtime,
+          principal: caller.principal,
+          ...(caller.capability === undefined ? {} : { capability: caller.capability }),
+          transport: { remoteAddress: request.ip },
+          pageSize,
+        });
+      },
+      track: (end) => {
+        streams.add(end);
+        return () => streams.delete(end);
+      },
+    });
+    done();
+  });
+}

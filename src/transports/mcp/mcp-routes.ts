@@ -1,0 +1,240 @@
+/**
+ * The Streamable HTTP endpoint of the MCP face (issue 13 item 1, MCP 2025-11-25 "Streamable
+ * HTTP", docs/decisions/mcp.md): `POST /mcp` carries client messages (answered as JSON or SSE,
+ * MCP-5; only notifications and responses: 202), `GET /mcp` opens the session's
+ * server-to-client SSE stream, `DELETE /mcp` ends the session. Every request is checked in this
+ * order: Origin (403), credential (401, in the face context's hook), body (size, depth, JSON:
+ * 413/400 with a JSON-RPC error), session (400 without, 404 unknown or another credential's),
+ * `MCP-Protocol-Version` (400).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  JSONRPCMessageSchema,
+  isInitializeRequest,
+  type JSONRPCMessage,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
+import { decodeJsonText } from '../../core/bounded-json.js';
+import { PlexusError } from '../../core/errors.js';
+import type { Principal } from '../../runtime/index.js';
+import { acceptsOf, protocolVersionOf, sendRefusal } from './mcp-http.js';
+import { MCP_PATH, MCP_SESSION_HEADER } from './mcp-protocol.js';
+import type { McpSession, McpSessions } from './mcp-sessions.js';
+import type { SessionServer } from './mcp-server.js';
+import type { MessageSink } from './session-transport.js';
+
+/** What the routes need from the face. */
+export interface McpRoutesInit {
+  readonly sessions: McpSessions;
+  readonly bodyLimitBytes: number;
+  readonly keepAliveMs: number;
+  /** The authenticated principal of `request` (set by the face context's hook). */
+  principalOf(request: FastifyRequest): Principal;
+  /** The server of a new session opened by `request`. */
+  serverFor(request: FastifyRequest): SessionServer;
+  /** Tracks an open SSE stream so the face can end it when it stops; returns the untrack function. */
+  track(end: () => void): () => void;
+}
+
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+};
+
+function sseEvent(message: JSONRPCMessage): string {
+  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+}
+
+/** The body's messages. @throws PlexusError `PARSE_ERROR`, `INVALID_REQUEST`, `INPUT_TOO_LARGE`. */
+function messagesOf(
+  request: FastifyRequest,
+  bodyLimitBytes: number,
+): { messages: JSONRPCMessage[]; batch: boolean } {
+  const text = typeof request.body === 'string' ? request.body : '';
+  const value = decodeJsonText(text, { maxBytes: bodyLimitBytes, what: 'the MCP message' });
+  const batch = Array.isArray(value);
+  const items: unknown[] = batch ? value : [value];
+  if (items.length === 0) throw new PlexusError('INVALID_REQUEST', 'an empty batch carries no message');
+  const messages = items.map((item, i) => {
+    const parsed = JSONRPCMessageSchema.safeParse(item);
+    if (!parsed.success) {
+      throw new PlexusError(
+        'INVALID_REQUEST',
+        `message ${i} is not a JSON-RPC 2.0 request, notification or response`,
+      );
+    }
+    return parsed.data;
+  });
+  return { messages, batch };
+}
+
+function isRequest(message: JSONRPCMessage): message is JSONRPCMessage & { id: RequestId; method: string } {
+  return 'method' in message && 'id' in message;
+}
+
+/** MCP-5: SSE when the client takes only SSE, or takes it and a call asked for progress. */
+function wantsStream(messages: readonly JSONRPCMessage[], accepts: { json: boolean; sse: boolean }): boolean {
+  if (!accepts.sse) return false;
+  if (!accepts.json) return true;
+  return messages.some((m) => {
+    if (!isRequest(m) || m.method !== 'tools/call') return false;
+    const meta = (m as { params?: { _meta?: { progressToken?: unknown } } }).params?._meta;
+    return meta?.progressToken !== undefined;
+  });
+}
+
+/**
+ * The session `request` names, owned by its credential.
+ * @throws PlexusError `INVALID_REQUEST` (400) without the header; `SESSION_NOT_FOUND` (404)
+ *   for an unknown session or one another credential opened; `VERSION_MISMATCH` (400) for an
+ *   unsupported `MCP-Protocol-Version`.
+ */
+function sessionOf(init: McpRoutesInit, request: FastifyRequest): McpSession {
+  const header = request.headers[MCP_SESSION_HEADER];
+  if (typeof header !== 'string' || header === '') {
+    throw new PlexusError('INVALID_REQUEST', 'the Mcp-Session-Id header is required after initialize');
+  }
+  const session = init.sessions.use(header, init.principalOf(request));
+  if (session === undefined)
+    throw new PlexusError('SESSION_NOT_FOUND', 'no such MCP session: initialize again');
+  checkVersion(request);
+  return session;
+}
+
+function checkVersion(request: FastifyRequest): void {
+  if (protocolVersionOf(request) === false) {
+    throw new PlexusError(
+      'VERSION_MISMATCH',
+      'unsupported MCP-Protocol-Version: this server speaks 2025-11-25, 2025-06-18 and 2025-03-26',
+    );
+  }
+}
+
+/** Answers the requests of one POST as one JSON body (a batch gets an array). */
+function answerJson(
+  reply: FastifyReply,
+  session: McpSession,
+  messages: readonly JSONRPCMessage[],
+  batch: boolean,
+): Promise<FastifyReply> {
+  const waiting = messages.filter(isRequest).length;
+  return new Promise((resolve) => {
+    const answers: JSONRPCMessage[] = [];
+    const sink: MessageSink = {
+      streams: false,
+      write(message) {
+        answers.push(message);
+        if (answers.length === waiting) {
+          reply.header(MCP_SESSION_HEADER, session.id);
+          resolve(
+            reply
+              .code(200)
+              .type('application/json')
+              .send(batch ? answers : answers[0]),
+          );
+        }
+      },
+    };
+    for (const message of messages) session.transport.receive(message, sink);
+  });
+}
+
+/** Answers the requests of one POST on an SSE stream, which ends after the last answer. */
+function answerStream(
+  init: McpRoutesInit,
+  reply: FastifyReply,
+  session: McpSession,
+  messages: readonly JSONRPCMessage[],
+): FastifyReply {
+  let waiting = messages.filter(isRequest).length;
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, { ...SSE_HEADERS, [MCP_SESSION_HEADER]: session.id });
+  const untrack = init.track(() => raw.end());
+  raw.once('close', untrack);
+  const sink: MessageSink = {
+    streams: true,
+    write(message) {
+      if (raw.writableEnded) return;
+      raw.write(sseEvent(message));
+      if ('id' in message && !('method' in message) && --waiting === 0) raw.end();
+    },
+  };
+  for (const message of messages) session.transport.receive(message, sink);
+  return reply;
+}
+
+async function post(
+  init: McpRoutesInit,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const { messages, batch } = messagesOf(request, init.bodyLimitBytes);
+  const opening = messages.some((m) => isInitializeRequest(m));
+  if (opening && messages.length > 1) {
+    throw new PlexusError('INVALID_REQUEST', 'initialize must be sent alone, not in a batch');
+  }
+  let session: McpSession;
+  if (opening) {
+    checkVersion(request);
+    session = await init.sessions.open(init.principalOf(request), () => init.serverFor(request));
+  } else {
+    session = sessionOf(init, request);
+  }
+  if (!messages.some(isRequest)) {
+    for (const message of messages) session.transport.receive(message, undefined);
+    return reply.code(202).send();
+  }
+  const accepts = acceptsOf(request);
+  if (!accepts.json && !accepts.sse) {
+    return sendRefusal(
+      reply,
+      new PlexusError('INVALID_REQUEST', 'Accept must include application/json or text/event-stream'),
+      406,
+    );
+  }
+  if (wantsStream(messages, accepts)) return answerStream(init, reply, session, messages);
+  return answerJson(reply, session, messages, batch);
+}
+
+function get(init: McpRoutesInit, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const session = sessionOf(init, request);
+  if (!acceptsOf(request).sse) {
+    return sendRefusal(
+      reply,
+      new PlexusError('INVALID_REQUEST', 'GET /mcp needs Accept: text/event-stream'),
+      406,
+    );
+  }
+  if (session.transport.hasStandalone()) {
+    return sendRefusal(reply, new PlexusError('CONFLICT', 'this session already has a GET stream open'), 409);
+  }
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, { ...SSE_HEADERS, [MCP_SESSION_HEADER]: session.id });
+  raw.write(': stream open\n\n');
+  const timer = setInterval(() => raw.write(': keep-alive\n\n'), init.keepAliveMs);
+  timer.unref();
+  const sink: MessageSink = { streams: true, write: (message) => raw.write(sseEvent(message)) };
+  session.transport.standalone(sink);
+  const untrack = init.track(() => raw.end());
+  raw.once('close', () => {
+    clearInterval(timer);
+    untrack();
+    session.transport.standalone(undefined);
+  });
+  return reply;
+}
+
+/** Registers `POST`, `GET` and `DELETE /mcp` on the face's context. */
+export function registerMcpRoutes(app: FastifyInstance, init: McpRoutesInit): void {
+  app.post(MCP_PATH, (request, reply) => post(init, request, reply));
+  app.get(MCP_PATH, (request, reply) => get(init, request, reply));
+  app.delete(MCP_PATH, async (request, reply) => {
+    const session = sessionOf(init, request);
+    await init.sessions.end(session.id);
+    return reply.code(200).send();
+  });
+}

@@ -1,0 +1,93 @@
+/**
+ * The SDK `Transport` of one MCP session (issue 13 item 1, docs/decisions/mcp.md MCP-1): the
+ * face's own Streamable HTTP glue hands it each POSTed message with the sink its answer goes
+ * to (a JSON body or the POST's SSE stream); a response goes to the sink of its request, a
+ * notification related to a request to that request's sink when it streams, anything else to
+ * the session's GET stream when one is open. Without one, the latest notification of each
+ * method is held (at most one per method: `notifications/tools/list_changed` is the one that
+ * matters) and sent when a GET stream opens; server requests are dropped, as the spec allows.
+ */
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
+
+/** Where the messages for one POST (or the GET stream) go. */
+export interface MessageSink {
+  /** True when the sink can carry messages before the answer (an SSE stream). */
+  readonly streams: boolean;
+  /** Writes one message. */
+  write(message: JSONRPCMessage): void;
+}
+
+function responseId(message: JSONRPCMessage): RequestId | undefined {
+  return 'id' in message && ('result' in message || 'error' in message) ? message.id : undefined;
+}
+
+/** The transport of one session; one SDK `Server` is connected to it. */
+export class SessionTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+  readonly #pending = new Map<RequestId, MessageSink>();
+  #standalone: MessageSink | undefined;
+  readonly #held = new Map<string, JSONRPCMessage>();
+  #closed = false;
+
+  constructor(readonly sessionId: string) {}
+
+  /** Nothing to open: the HTTP server is the node's. */
+  start(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** Hands a POSTed message to the server; a request's answer will go to `sink`. */
+  receive(message: JSONRPCMessage, sink: MessageSink | undefined): void {
+    if (sink !== undefined && 'method' in message && 'id' in message) this.#pending.set(message.id, sink);
+    this.onmessage?.(message);
+  }
+
+  /** Sets (or clears) the session's GET stream. */
+  standalone(sink: MessageSink | undefined): void {
+    this.#standalone = sink;
+    if (sink === undefined) return;
+    const held = [...this.#held.values()];
+    this.#held.clear();
+    for (const message of held) sink.write(message);
+  }
+
+  /** True when a GET stream is open. */
+  hasStandalone(): boolean {
+    return this.#standalone !== undefined;
+  }
+
+  /** Routes one outgoing message (see the module comment). */
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const id = responseId(message);
+    if (id !== undefined) {
+      const sink = this.#pending.get(id);
+      this.#pending.delete(id);
+      sink?.write(message);
+      return Promise.resolve();
+    }
+    const related = options?.relatedRequestId;
+    const sink = related === undefined ? undefined : this.#pending.get(related);
+    if (sink?.streams === true) sink.write(message);
+    else if (this.#standalone !== undefined) this.#standalone.write(message);
+    else if ('method' in message && !('id' in message)) this.#held.set(message.method, message);
+    return Promise.resolve();
+  }
+
+  /** Closes the transport (the session ends): the server is told once. */
+  close(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#closed = true;
+    // requests still running are answered: their POST would wait for ever otherwise
+    for (const [id, sink] of this.#pending) {
+      sink.write({ jsonrpc: '2.0', id, error: { code: -32001, message: 'the MCP session ended' } });
+    }
+    this.#pending.clear();
+    this.#standalone = undefined;
+    this.#held.clear();
+    this.onclose?.();
+    return Promise.resolve();
+  }
+}

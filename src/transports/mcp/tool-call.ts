@@ -1,0 +1,139 @@
+/**
+ * Runs one MCP `tools/call` (issue 13 item 3, seed 004 Req 5.4): the tool's verb goes to the
+ * agent that offers it through the runtime, with face `mcp` and the session's principal. With a
+ * `progressToken` the call is submitted as a job and each `job.progress` event becomes a
+ * `notifications/progress`; without one it is invoked. A failure is a result with
+ * `isError: true` whose text names the Plexus code, the message and the source agent, with the
+ * code in `_meta` — never a JSON-RPC error. Cancelling the request (`notifications/cancelled`)
+ * cancels the job.
+ */
+import { randomUUID } from 'node:crypto';
+import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { Envelope } from '../../core/envelope.js';
+import { PlexusError, isPlexusErrorCode, toPlexusError } from '../../core/errors.js';
+import { isJsonObject, type JsonValue } from '../../core/json.js';
+import type { InvocationContext, Principal, Runtime } from '../../runtime/index.js';
+import type { CatalogEntry } from './tool-catalog.js';
+import { MCP_FACE } from './mcp-protocol.js';
+
+/** Who calls, and how to reach them while the call runs. */
+export interface ToolCaller {
+  readonly principal: Principal;
+  /** A capability container the session carries, if any. */
+  readonly capability?: string;
+  readonly transport: Readonly<Record<string, string>>;
+  /** Aborted when the client cancels the request or the session ends. */
+  readonly signal: AbortSignal;
+  /** The client's progress token, when it asked for progress. */
+  readonly progressToken?: string | number;
+  /** Sends a notification related to the call. */
+  notify(notification: ServerNotification): Promise<void>;
+}
+
+/** The failure result of a call that failed with `error` in agent `agentId`. */
+export function toolFailure(error: PlexusError, agentId: string): CallToolResult {
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `${error.code}: ${error.message} (agent ${agentId})` }],
+    _meta: { 'plexus/code': error.code, 'plexus/agent': agentId, 'plexus/retryable': error.retryable },
+  };
+}
+
+/** The error of an `error` answer envelope. */
+function answerError(answer: Envelope): PlexusError {
+  const data = answer.data;
+  if (isJsonObject(data) && isPlexusErrorCode(data['code']) && typeof data['message'] === 'string') {
+    return new PlexusError(data['code'], data['message']);
+  }
+  return new PlexusError('INTERNAL', 'the agent answered with an error without ErrorData');
+}
+
+/** The success result of `data` for `entry`. */
+export function toolSuccess(entry: CatalogEntry, data: JsonValue): CallToolResult {
+  return {
+    content: [{ type: 'text', text: JSON.stringify(data) }],
+    ...(entry.structured && isJsonObject(data) ? { structuredContent: data } : {}),
+  };
+}
+
+/** The verb input of a call's `arguments`. */
+function verbInput(entry: CatalogEntry, args: Record<string, unknown> | undefined): JsonValue {
+  if (!entry.wrapped) return (args ?? {}) as JsonValue;
+  return (args?.['input'] ?? null) as JsonValue;
+}
+
+async function submitted(
+  runtime: Runtime,
+  request: Envelope,
+  context: InvocationContext,
+  caller: ToolCaller,
+  token: string | number,
+): Promise<Envelope> {
+  const { signal } = caller;
+  const { job, duplicate } = await runtime.submit(request, context, { signal });
+  const cancel = (): void => {
+    if (!duplicate)
+      runtime.jobs.cancel(job.id, { reason: 'cancelled by the MCP client' }).catch(() => undefined);
+  };
+  signal.addEventListener('abort', cancel, { once: true });
+  try {
+    let progress = 0;
+    for await (const event of runtime.jobs.watch(job.id, { signal })) {
+      if (event.type === 'job.progress') {
+        const data = isJsonObject(event.data) ? event.data['progress'] : undefined;
+        const message = data === undefined ? undefined : JSON.stringify(data);
+        await caller.notify({
+          method: 'notifications/progress',
+          params: {
+            progressToken: token,
+            progress: ++progress,
+            ...(message === undefined ? {} : { message }),
+          },
+        });
+      }
+      if (event.terminal) break;
+    }
+    await runtime.jobs.wait(job.id, { signal });
+    return await runtime.jobs.answer(job.id, { signal });
+  } finally {
+    signal.removeEventListener('abort', cancel);
+  }
+}
+
+/** Runs `entry`'s verb with `args` for `caller`. @throws never: failures are results. */
+export async function callTool(
+  runtime: Runtime,
+  entry: CatalogEntry,
+  args: Record<string, unknown> | undefined,
+  caller: ToolCaller,
+): Promise<CallToolResult> {
+  const { principal } = caller;
+  const request: Envelope = {
+    id: randomUUID(),
+    kind: 'request',
+    from: principal.id,
+    to: entry.agentId,
+    verb: entry.verb,
+    data: verbInput(entry, args),
+    ...(principal.tenantId === undefined ? {} : { tenantId: principal.tenantId }),
+    ...(caller.capability === undefined ? {} : { capability: caller.capability }),
+  };
+  const context: InvocationContext = {
+    face: MCP_FACE,
+    principal,
+    transport: caller.transport,
+    // every tools/call is a distinct call (the protocol has no idempotency key)
+    idempotencyKey: `mcp:${request.id}`,
+    idempotencyWindowMs: 0,
+  };
+  try {
+    const answer =
+      caller.progressToken === undefined
+        ? (await runtime.invoke(request, context, { signal: caller.signal })).envelope
+        : await submitted(runtime, request, context, caller, caller.progressToken);
+    if (answer.kind === 'error') return toolFailure(answerError(answer), answer.from || entry.agentId);
+    return toolSuccess(entry, answer.data);
+  } catch (error) {
+    return toolFailure(toPlexusError(error), entry.agentId);
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * MCP tool names of Plexus verbs (seed 004 Req 5.6, docs/decisions/mcp.md MCP-2): a tool is
+ * named `agentName.toolName` — the agent card's `name` and the verb, each with every character
+ * outside `[A-Za-z0-9_-]` (the verb: `[A-Za-z0-9_.-]`) replaced by `_`. A name longer than 128
+ * characters, or one that two (agent, verb) pairs share, is made unique by cutting it and
+ * ending it with `-` + the first 10 hex digits of SHA-256(`agentId verb`):
+ * stable across restarts and independent of registration order.
+ */
+import { createHash } from 'node:crypto';
+
+/** The longest MCP tool name. */
+export const MCP_TOOL_NAME_MAX = 128;
+
+const SUFFIX_HEX = 10;
+
+function clean(text: string, keepDots: boolean): string {
+  const out = text.replace(keepDots ? /[^A-Za-z0-9_.-]/g : /[^A-Za-z0-9_-]/g, '_');
+  return out === '' ? '_' : out;
+}
+
+/** The plain tool name of `verb` offered by an agent named `agentName` (may be over-long). */
+export function plainToolName(agentName: string, verb: string): string {
+  return `${clean(agentName, false)}.${clean(verb, true)}`;
+}
+
+/** The unique form of `plain`: cut to fit, then `-` and a hash of the agent id and verb. */
+export function uniqueToolName(plain: string, agentId: string, verb: string): string {
+  const hash = createHash('sha256').update(`${agentId} ${verb}`).digest('hex').slice(0, SUFFIX_HEX);
+  return `${plain.slice(0, MCP_TOOL_NAME_MAX - SUFFIX_HEX - 1)}-${hash}`;
+}
+
+/** One (agent, verb) pair to name. */
+export interface ToolSource {
+  readonly agentId: string;
+  readonly agentName: string;
+  readonly verb: string;
+}
+
+/**
+ * The tool names of `sources`, in their order: the plain name when it fits and no other
+ * source has it, else the unique form.
+ */
+export function toolNames(sources: readonly ToolSource[]): string[] {
+  const plain = sources.map((s) => plainToolName(s.agentName, s.verb));
+  const counts = new Map<string, number>();
+  for (const name of plain) counts.set(name, (counts.get(name) ?? 0) + 1);
+  return sources.map((s, i) => {
+    const name = plain[i] ?? '';
+    return name.length <= MCP_TOOL_NAME_MAX && counts.get(name) === 1
+      ? name
+      : uniqueToolName(name, s.agentId, s.verb);
+  });
+}
