@@ -3,6 +3,7 @@
  * in registration order, each made with the options of the node's init that concern it.
  * Adding a face to every node is one line here.
  */
+import { a2aFace } from '../transports/a2a/a2a-face.js';
 import type { FaceFactory } from '../transports/face.js';
 import { discoveryFace } from '../transports/http/discovery-face.js';
 import { emergenceFace } from '../transports/http/emergence-face.js';
@@ -16,7 +17,8 @@ import type { NodeInit } from './node-init.js';
 /**
  * The default faces of a node with `init`: health, ESRP, Emergence (HELLOs expire after
  * `helloTtlMs`), discovery, the peer route (admitting `trustedPeers` and the `did` of each of
- * `peers`), the 402 payment routes when `payments` is set, and WebSocket JSON-RPC.
+ * `peers`), the 402 payment routes when `payments` is set, WebSocket JSON-RPC and the A2A
+ * agent cards.
  *
  * @example
  * createNode({ ...init, faces: [...defaultFaces(init), myFace()] });
@@ -34,5 +36,6 @@ export function defaultFaces(init: NodeInit = {}): readonly FaceFactory[] {
     peerFace(trusted.length === 0 ? {} : { trustedPeers: trusted }),
     ...(init.payments === undefined ? [] : [paymentFace(init.payments)]),
     wsJsonRpcFace(),
+    a2aFace(),
   ];
 }
