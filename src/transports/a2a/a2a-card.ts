@@ -38,6 +38,8 @@ export interface A2aCard {
   readonly defaultInputModes: readonly string[];
   readonly defaultOutputModes: readonly string[];
   readonly skills: readonly A2aSkill[];
+  /** JWS signatures (A2A §8.4), when the node signs its cards. */
+  readonly signatures?: readonly { readonly protected: string; readonly signature: string }[];
 }
 
 const MODES = ['application/json', 'text/plain'] as const;

@@ -1,5 +1,5 @@
 /**
- * A2A as a node face (issue 14): today its agent cards only (docs/decisions/a2a.md A2A-1);
+ * A2A as a node face (issue 14): today its agent cards only, signed when the node gives a signer (docs/decisions/a2a.md A2A-1);
  * the JSON-RPC binding is not built yet. Cards are public, as A2A discovery expects.
  */
 import type { Face, FaceFactory } from '../face.js';

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FaceComponents } from '../face-components.js';
 import { agentA2aCard, nodeA2aCard, type A2aCard } from './a2a-card.js';
+import { signA2aCard } from './card-signature.js';
 
 /** How long a client may keep a card, seconds. */
 export const A2A_CARD_MAX_AGE_S = 60;
@@ -29,12 +30,15 @@ function sendCard(request: FastifyRequest, reply: FastifyReply, card: A2aCard): 
 /** Registers the card routes on `app`. */
 export function registerA2aCardRoutes(app: FastifyInstance, components: FaceComponents): void {
   const { registry } = components.runtime;
+  const { nodeSigner } = components;
+  const send = (request: FastifyRequest, reply: FastifyReply, card: A2aCard): FastifyReply =>
+    sendCard(request, reply, nodeSigner === undefined ? card : signA2aCard(card, nodeSigner));
   const nodeCard = (request: FastifyRequest, reply: FastifyReply): FastifyReply =>
-    sendCard(request, reply, nodeA2aCard(components.nodeId, registry.list(), baseUrlOf(request)));
+    send(request, reply, nodeA2aCard(components.nodeId, registry.list(), baseUrlOf(request)));
   app.get('/.well-known/agent-card.json', nodeCard);
   app.get('/.well-known/agent.json', nodeCard);
   app.get('/agents/:id/.well-known/agent-card.json', (request, reply) =>
-    sendCard(
+    send(
       request,
       reply,
       agentA2aCard(registry.get((request.params as { id: string }).id), baseUrlOf(request)),

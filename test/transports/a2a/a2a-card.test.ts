@@ -5,9 +5,28 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { flattenedVerify } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
+import { canonicalizeJcs } from '../../../src/core/canonical/jcs.js';
 import { createNode, type Node } from '../../../src/node/index.js';
+import { publicKeyFromDidKey, publicKeyFromRaw } from '../../../src/security/index.js';
 import { A2A_PROTOCOL_VERSION, type A2aCard } from '../../../src/transports/a2a/a2a-card.js';
+
+/** Verifies the card's one JWS over its RFC 8785 form without `signatures`; the key is its `kid`. */
+async function verifyCard(card: A2aCard): Promise<boolean> {
+  const { signatures, ...unsigned } = card;
+  expect(signatures).toHaveLength(1);
+  const jws = signatures![0]!;
+  const header = JSON.parse(Buffer.from(jws.protected, 'base64url').toString('utf8')) as { kid: string };
+  const key = publicKeyFromRaw(publicKeyFromDidKey(header.kid));
+  const payload = Buffer.from(canonicalizeJcs(unsigned)).toString('base64url');
+  try {
+    await flattenedVerify({ protected: jws.protected, signature: jws.signature, payload }, key);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 interface ListedAgent {
   readonly id: string;
@@ -49,6 +68,9 @@ describe('A2A agent cards', () => {
     expect(card.skills.map((skill) => skill.id).sort()).toEqual([...expected].sort());
     for (const skill of card.skills) expect(skill.tags.length).toBeGreaterThan(0);
 
+    expect(await verifyCard(card)).toBe(true);
+    expect(await verifyCard({ ...card, name: `${card.name} (forged)` })).toBe(false);
+
     const legacy = await fetch(`${node.url}/.well-known/agent.json`);
     expect(await legacy.json()).toEqual(card);
   });
@@ -62,6 +84,7 @@ describe('A2A agent cards', () => {
     const res = await fetch(`${node.url}/agents/${encodeURIComponent(agent.id)}/.well-known/agent-card.json`);
     expect(res.status).toBe(200);
     const card = (await res.json()) as A2aCard;
+    expect(await verifyCard(card)).toBe(true);
     expect(card.skills.map((skill) => skill.name)).toEqual(agent.capabilities.map((c) => c.verb));
     expect(card.supportedInterfaces[0]?.url).toBe(`${node.url}/agents/${encodeURIComponent(agent.id)}/a2a`);
     const unknown = await fetch(`${node.url}/agents/no-such-agent/.well-known/agent-card.json`);
