@@ -4,6 +4,7 @@
  * server carrying every face (D15) — and runs its lifecycle: `start()` listens, `stop()`
  * drains in-flight jobs up to a bound and closes everything.
  */
+import { sign as cryptoSign } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
@@ -323,6 +324,10 @@ export function createNode(init: NodeInit = {}): Node {
         auth,
         verifier,
         nodeId,
+        nodeSigner: {
+          kid: key.identity.did,
+          sign: (data) => cryptoSign(null, data, key.key.privateKeyObject),
+        },
         logger,
         ...(capabilities === undefined ? {} : { capabilities: capabilities.gate }),
       };

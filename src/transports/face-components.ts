@@ -12,6 +12,14 @@ import type { Logger } from '../core/logger.js';
 
 export { silentLogger } from '../core/logger.js';
 
+/** Signs bytes with the node's Ed25519 key (A2A card signatures), never handing the key out. */
+export interface NodeSigner {
+  /** The JWS `kid` naming the key: the node's did:key. */
+  readonly kid: string;
+  /** The Ed25519 signature of `data`. */
+  sign(data: Uint8Array): Uint8Array;
+}
+
 /** The injected dependencies of a face. */
 export interface FaceComponents {
   /** The runtime: invoke, submit, jobs, registry. */
@@ -32,6 +40,8 @@ export interface FaceComponents {
    * accepted as credentials. @default none
    */
   readonly capabilities?: CapabilityGate;
+  /** Signs with the node key (docs/decisions/a2a.md A2A-4). Absent = cards are unsigned. */
+  readonly nodeSigner?: NodeSigner;
   /** Where faces log. @default silentLogger */
   readonly logger?: Logger;
 }
