@@ -49,7 +49,11 @@ describe('Emergence face', () => {
         ],
       });
       const again = await send({ ...hello, id: randomUUID() });
-      expect((again.body['data'] as JsonObject)['result']).toEqual({ registered: 'agent_x', revision: 2 });
+      // the same announcement again changes nothing (RT-054); a changed one is a new revision
+      expect((again.body['data'] as JsonObject)['result']).toEqual({ registered: 'agent_x', revision: 1 });
+      const changed = emergence('HELLO', { capabilities: ['translate'] }, 'did:key:z6MkTestNode', 'agent_x');
+      const update = await send(changed);
+      expect((update.body['data'] as JsonObject)['result']).toEqual({ registered: 'agent_x', revision: 2 });
     });
 
     it('refuses to let a HELLO replace an agent hosted by the node (409)', async () => {
