@@ -14,6 +14,7 @@
  */
 import { decodeUnverifiedToken } from '../security/auth/jwt-verifier.js';
 import type { Principal as AuthPrincipal } from '../security/auth/principal.js';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FaceComponents } from './face-components.js';
 
 /** The header carrying the proofs of a bearer UCAN (ucan-http-bearer-token v0.3 §2.2). */
@@ -88,4 +89,20 @@ export async function authenticateCredential(
   }
   const principal = await components.auth.authenticate(carried.authorization);
   return explicit === undefined ? { principal } : { principal, capability: explicit };
+}
+
+/**
+ * Authenticates the credential an HTTP request carries in its headers: `Authorization` (a node
+ * JWT, an API key, or a UCAN with its proofs in `ucans` / `ucan`) and `Plexus-Capability`.
+ * @throws PlexusError `UNAUTHORIZED`, as {@link authenticateCredential}.
+ */
+export function authenticateHeaders(
+  components: Pick<FaceComponents, 'auth' | 'capabilities'>,
+  headers: IncomingHttpHeaders,
+): Promise<AuthenticatedCredential> {
+  return authenticateCredential(components, {
+    authorization: headers.authorization,
+    proofs: headerText(headers[UCANS_HEADER]) ?? headerText(headers[UCAN_HEADER_ALIAS]),
+    capability: headerText(headers[CAPABILITY_HEADER]),
+  });
 }

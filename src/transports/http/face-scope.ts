@@ -8,13 +8,7 @@ import type { Principal } from '../../runtime/context.js';
 import type { Logger } from '../../core/logger.js';
 import { runtimePrincipal, silentLogger, type FaceComponents } from '../face-components.js';
 import type { Principal as AuthPrincipal } from '../../security/auth/principal.js';
-import {
-  CAPABILITY_HEADER,
-  UCAN_HEADER_ALIAS,
-  UCANS_HEADER,
-  authenticateCredential,
-  headerText,
-} from '../ucan-credential.js';
+import { authenticateHeaders } from '../ucan-credential.js';
 
 /** Options of the HTTP faces (see `registerHttpFaces`). */
 export interface HttpFacesInit {
@@ -128,14 +122,7 @@ export class FaceScope {
    * @throws PlexusError `UNAUTHORIZED` naming what is wrong (for a UCAN, the broken link).
    */
   async authenticate(request: FastifyRequest): Promise<void> {
-    const { headers } = request;
-    const proofs = headerText(headers[UCANS_HEADER]) ?? headerText(headers[UCAN_HEADER_ALIAS]);
-    const capability = headerText(headers[CAPABILITY_HEADER]);
-    const credential = await authenticateCredential(this.components, {
-      authorization: headers.authorization,
-      proofs,
-      capability,
-    });
+    const credential = await authenticateHeaders(this.components, request.headers);
     this.authenticated(request, credential.principal);
     if (credential.capability !== undefined) this.#capabilities.set(request, credential.capability);
   }

@@ -13,13 +13,8 @@ import { RUNTIME_EVENTS } from '../../runtime/events.js';
 import type { Face, FaceComponents, FaceFactory, FaceServer } from '../face.js';
 import { runtimePrincipal, silentLogger } from '../face-components.js';
 import { frameworkRefusal } from '../http/framework-errors.js';
-import {
-  CAPABILITY_HEADER,
-  UCAN_HEADER_ALIAS,
-  UCANS_HEADER,
-  authenticateCredential,
-  headerText,
-} from '../ucan-credential.js';
+import { positiveWhole } from '../positive-whole.js';
+import { authenticateHeaders } from '../ucan-credential.js';
 import { originAllowed, sendRefusal } from './mcp-http.js';
 import {
   MCP_DEFAULT_KEEPALIVE_MS,
@@ -46,13 +41,6 @@ interface Caller {
   readonly capability?: string;
 }
 
-function positive(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new PlexusError('INVALID_PARAMS', `${name} must be a whole number ≥ 1, got ${String(value)}`);
-  }
-  return value;
-}
-
 const AGENT_EVENTS: readonly string[] = [
   RUNTIME_EVENTS.agentRegistered,
   RUNTIME_EVENTS.agentUpdated,
@@ -68,7 +56,7 @@ const AGENT_EVENTS: readonly string[] = [
 export function mcpFace(init: McpFaceInit = {}): FaceFactory {
   return (components): Face => {
     const sessions = new McpSessions({
-      idleMs: positive('sessionIdleMs', init.sessionIdleMs ?? MCP_DEFAULT_SESSION_IDLE_MS),
+      idleMs: positiveWhole('sessionIdleMs', init.sessionIdleMs ?? MCP_DEFAULT_SESSION_IDLE_MS),
     });
     const streams = new Set<() => void>();
     const watching = new AbortController();
@@ -117,8 +105,8 @@ async function registerMcpContext(
   streams: Set<() => void>,
 ): Promise<void> {
   const { bodyLimitBytes } = server.options;
-  const keepAliveMs = positive('keepAliveMs', init.keepAliveMs ?? MCP_DEFAULT_KEEPALIVE_MS);
-  const pageSize = positive('pageSize', init.pageSize ?? MCP_DEFAULT_PAGE_SIZE);
+  const keepAliveMs = positiveWhole('keepAliveMs', init.keepAliveMs ?? MCP_DEFAULT_KEEPALIVE_MS);
+  const pageSize = positiveWhole('pageSize', init.pageSize ?? MCP_DEFAULT_PAGE_SIZE);
   const callers = new WeakMap<FastifyRequest, Caller>();
   const callerOf = (request: FastifyRequest): Caller => {
     const caller = callers.get(request);
@@ -152,12 +140,7 @@ async function registerMcpContext(
         );
       }
       try {
-        const { headers } = request;
-        const credential = await authenticateCredential(components, {
-          authorization: headers.authorization,
-          proofs: headerText(headers[UCANS_HEADER]) ?? headerText(headers[UCAN_HEADER_ALIAS]),
-          capability: headerText(headers[CAPABILITY_HEADER]),
-        });
+        const credential = await authenticateHeaders(components, request.headers);
         const principal = runtimePrincipal(credential.principal);
         callers.set(
           request,

@@ -15,6 +15,7 @@
  *   and they come back with the next successful poll. The poll loop logs and never throws.
  */
 import { canonicalizeJcs } from '../../core/canonical/jcs.js';
+import { positiveWhole } from '../positive-whole.js';
 import { PlexusError, toPlexusError } from '../../core/errors.js';
 import { isJsonObject, type JsonObject } from '../../core/json.js';
 import type { AgentCard } from '../../core/records/agent-card.js';
@@ -112,13 +113,16 @@ const DEFAULTS = {
  * await directory.start();
  */
 export function peerDirectory(init: PeerDirectoryInit): PeerDirectory {
-  const intervalMs = positive('intervalMs', init.intervalMs ?? DEFAULTS.intervalMs);
+  const intervalMs = positiveWhole('intervalMs', init.intervalMs ?? DEFAULTS.intervalMs);
   const maxIntervalMs = Math.max(
     intervalMs,
-    positive('maxIntervalMs', init.maxIntervalMs ?? DEFAULTS.maxIntervalMs),
+    positiveWhole('maxIntervalMs', init.maxIntervalMs ?? DEFAULTS.maxIntervalMs),
   );
-  const requestTimeoutMs = positive('requestTimeoutMs', init.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs);
-  const removeAfter = positive(
+  const requestTimeoutMs = positiveWhole(
+    'requestTimeoutMs',
+    init.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
+  );
+  const removeAfter = positiveWhole(
     'removeAfterFailures',
     init.removeAfterFailures ?? DEFAULTS.removeAfterFailures,
   );
@@ -364,13 +368,6 @@ function sameCard(stored: AgentCard, desired: AgentCard): boolean {
   } catch {
     return false;
   }
-}
-
-function positive(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new PlexusError('INVALID_PARAMS', `${name} must be a whole number ≥ 1, got ${String(value)}`);
-  }
-  return value;
 }
 
 function describe(error: unknown): string {
