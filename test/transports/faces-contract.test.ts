@@ -1,6 +1,6 @@
 /**
  * The eight faces of a node pass the face contract (`face-contract.ts`): ESRP, Emergence,
- * discovery, health, the peer route, the 402 payment routes, WebSocket JSON-RPC and MCP.
+ * discovery, health, the peer route, the 402 payment routes, WebSocket JSON-RPC, MCP and A2A.
  */
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
@@ -13,6 +13,7 @@ import { paymentFace } from '../../src/transports/http/payment-face.js';
 import { peerFace } from '../../src/transports/peer/peer-face.js';
 import { MCP_ERRORS } from '../../src/transports/mcp/mcp-errors.js';
 import { mcpFace } from '../../src/transports/mcp/mcp-face.js';
+import { a2aFace } from '../../src/transports/a2a/a2a-face.js';
 import { wsJsonRpcFace } from '../../src/transports/ws-jsonrpc/ws-jsonrpc-face.js';
 import { WHOAMI_VERB, runFaceContract, type FaceAnswer, type FaceTarget } from './face-contract.js';
 
@@ -273,5 +274,47 @@ runFaceContract({
       const res = await mcpPost(target, call, authorization, session);
       return { status: res.status, text: await res.text() };
     },
+  }),
+});
+
+/** POSTs an A2A v1.0 JSON-RPC request to `/a2a`. */
+async function a2aPost(target: FaceTarget, text: string, authorization: string): Promise<FaceAnswer> {
+  const res = await fetch(`${target.url}/a2a`, {
+    method: 'POST',
+    headers: { authorization, 'content-type': 'application/json', 'a2a-version': '1.0' },
+    body: text,
+  });
+  return { status: res.status, text: await res.text() };
+}
+
+runFaceContract({
+  name: 'a2a',
+  create: () => ({
+    face: a2aFace(),
+    send: (target, input, authorization) => a2aPost(target, input.text, authorization),
+    errorCode: (answer) => {
+      const body = json(answer);
+      const code = field(body?.['error'], 'code');
+      return body?.['jsonrpc'] === '2.0' && typeof code === 'number' ? String(code) : undefined;
+    },
+    // SendMessage naming the contract's verb in a data part; a claimed tenant goes in `params.tenant`
+    act: (target, authorization, claim) =>
+      a2aPost(
+        target,
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'SendMessage',
+          params: {
+            ...(claim === undefined ? {} : { tenant: claim }),
+            message: {
+              messageId: randomUUID(),
+              role: 'ROLE_USER',
+              parts: [{ data: { verb: 'contract.whoami', input: {} } }],
+            },
+          },
+        }),
+        authorization,
+      ),
   }),
 });

@@ -172,6 +172,8 @@ export interface Job {
   readonly tenantId?: string;
   /** The request envelope's id. */
   readonly correlationId?: string;
+  /** The request envelope's `sessionId` (an A2A task's `contextId`), when it had one. */
+  readonly sessionId?: string;
 }
 
 /** JSON Schema of {@link JobTiming}. */
@@ -226,6 +228,7 @@ export const JOB_SCHEMA = {
     idempotencyKey: NON_EMPTY_STRING_SCHEMA,
     tenantId: NON_EMPTY_STRING_SCHEMA,
     correlationId: NON_EMPTY_STRING_SCHEMA,
+    sessionId: NON_EMPTY_STRING_SCHEMA,
   },
 } as const;
 

@@ -23,7 +23,9 @@ export interface JobCursor {
 /** A short fingerprint of the filters of `query` (not its limit or tenant). */
 export function filterFingerprint(query: CheckedJobListQuery): string {
   const states = query.states === undefined ? null : [...query.states].sort();
-  return sha256Hex(JSON.stringify([states, query.verb ?? null, query.since ?? null])).slice(0, 16);
+  const filters: unknown[] = [states, query.verb ?? null, query.since ?? null];
+  if (query.sessionId !== undefined) filters.push(query.sessionId); // cursors without it keep their value
+  return sha256Hex(JSON.stringify(filters)).slice(0, 16);
 }
 
 /** The cursor of the page that lists jobs recorded before `seq` `before`. */

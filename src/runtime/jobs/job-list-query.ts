@@ -46,6 +46,8 @@ export interface JobListQuery {
    * @default every tenant
    */
   readonly tenant?: string | null;
+  /** Only jobs whose request carried this `sessionId` (an A2A `contextId`). @default every session */
+  readonly sessionId?: string;
 }
 
 /** One page of jobs, newest first. */
@@ -67,6 +69,7 @@ export interface CheckedJobListQuery {
   readonly cursor: string | undefined;
   /** `undefined`: every tenant; `null`: no tenant. */
   readonly tenant: string | null | undefined;
+  readonly sessionId: string | undefined;
   /** True when only unfinished jobs can match (then the jobs projection holds every match). */
   readonly unfinishedOnly: boolean;
 }
@@ -146,6 +149,10 @@ export function checkJobListQuery(query: JobListQuery): CheckedJobListQuery {
       'a tenant id, or null for no tenant',
     );
   }
+  const { sessionId } = query;
+  if (sessionId !== undefined && (typeof sessionId !== 'string' || sessionId === '')) {
+    throw badListParameter('sessionId', 'it must be a non-empty string', 'the session id (A2A contextId) of the jobs');
+  }
   return {
     states,
     verb,
@@ -154,6 +161,7 @@ export function checkJobListQuery(query: JobListQuery): CheckedJobListQuery {
     limit,
     cursor,
     tenant,
+    sessionId,
     unfinishedOnly: states !== undefined && [...states].every((s) => !isTerminalJobState(s)),
   };
 }
@@ -184,6 +192,7 @@ export function jobMatches(query: CheckedJobListQuery, job: Job): boolean {
     tenantMatches(query.tenant, job.tenantId) &&
     (query.states === undefined || query.states.has(job.state)) &&
     verbMatches(query.verb, job.verb) &&
+    (query.sessionId === undefined || query.sessionId === job.sessionId) &&
     notBefore(query.sinceNanos, job.timing.createdAt)
   );
 }

@@ -102,8 +102,9 @@ async function submittedIn(
 
 /** Whether a `job.submitted` event can start a matching job (before its entry is loaded). */
 function mayMatch(query: CheckedJobListQuery, event: Event): boolean {
-  const data = event.data as { verb?: unknown } | null;
+  const data = event.data as { verb?: unknown; request?: { sessionId?: unknown } } | null;
   if (!tenantMatches(query.tenant, event.tenant)) return false;
+  if (query.sessionId !== undefined && data?.request?.sessionId !== query.sessionId) return false;
   if (typeof data?.verb !== 'string' || !verbMatches(query.verb, data.verb)) return false;
   if (query.sinceNanos === undefined) return true;
   const written = dateTimeToEpochNanos(event.time);

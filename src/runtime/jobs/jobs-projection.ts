@@ -127,6 +127,9 @@ function submitted(state: JobsState, event: EventOf<'job.submitted'>): JobsState
   };
   if (d.idempotencyKey !== undefined) job.idempotencyKey = d.idempotencyKey;
   if (d.tenantId !== undefined) job.tenantId = d.tenantId;
+  // events written before requests were kept have no `request`
+  const session = (d as { request?: { sessionId?: unknown } }).request?.sessionId;
+  if (typeof session === 'string' && session !== '') job.sessionId = session;
   const entry: Mutable<JobEntry> = {
     job,
     mode: d.mode,

@@ -69,7 +69,7 @@ function cardOf(
     description,
     version,
     supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: A2A_PROTOCOL_VERSION }],
-    capabilities: { streaming: false, pushNotifications: false },
+    capabilities: { streaming: true, pushNotifications: false },
     securitySchemes: {
       bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', description: 'Plexus API key or UCAN' } },
     },

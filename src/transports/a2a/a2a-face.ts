@@ -1,28 +1,111 @@
 /**
- * A2A as a node face (issue 14): today its agent cards only, signed when the node gives a signer (docs/decisions/a2a.md A2A-1);
- * the JSON-RPC binding is not built yet. Cards are public, as A2A discovery expects.
+ * A2A as a node face (issue 14, docs/decisions/a2a.md): the agent cards (public, as A2A
+ * discovery expects; signed when the node gives a signer, A2A-4) and the JSON-RPC binding at
+ * `/a2a` and `/agents/{id}/a2a` (authenticated like every face: bearer JWT, API key or UCAN; the
+ * tenant comes from the credential), whose tasks are the runtime's jobs.
  */
-import type { Face, FaceFactory } from '../face.js';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import { PlexusError, toPlexusError } from '../../core/errors.js';
+import type { Face, FaceComponents, FaceFactory, FaceServer } from '../face.js';
+import { runtimePrincipal } from '../face-components.js';
+import { frameworkRefusal } from '../http/framework-errors.js';
 import { registerHttpFaceContext } from '../http/http-face-context.js';
 import { httpFaceScope } from '../http/http-face-scope.js';
+import { authenticateHeaders } from '../ucan-credential.js';
 import { registerA2aCardRoutes } from './card-routes.js';
+import type { A2aCaller } from './job-task-handler.js';
+import { registerA2aRpcRoutes } from './jsonrpc-routes.js';
+
+/** JSON-RPC's code of a refusal before dispatch: bad JSON, or anything else about the request. */
+function refusalBody(refusal: PlexusError): string {
+  const code = refusal.code === 'PARSE_ERROR' ? -32700 : refusal.code === 'UNAUTHORIZED' ? -32600 : -32600;
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id: null,
+    error: { code, message: refusal.message, data: [{ plexusCode: refusal.code }] },
+  });
+}
 
 /**
  * The A2A face's factory.
  * @example
- * createNode({ faces: [a2aFace()] });
+ * createNode({ faces: [healthFace(), a2aFace()] });
  */
 export function a2aFace(): FaceFactory {
-  return (components): Face => ({
-    name: 'a2a',
-    register(server) {
-      const scope = httpFaceScope(components, server);
-      return registerHttpFaceContext(server.http, scope, {
-        authenticate: false,
-        routes: (context) => {
-          registerA2aCardRoutes(context, components);
-        },
-      });
-    },
+  return (components): Face => {
+    const streams = new Set<() => void>();
+    return {
+      name: 'a2a',
+      async register(server) {
+        const scope = httpFaceScope(components, server);
+        await registerHttpFaceContext(server.http, scope, {
+          authenticate: false,
+          routes: (context) => {
+            registerA2aCardRoutes(context, components);
+          },
+        });
+        await registerRpcContext(components, server, streams);
+      },
+      stop() {
+        for (const end of [...streams]) end();
+        return Promise.resolve();
+      },
+    };
+  };
+}
+
+async function registerRpcContext(
+  components: FaceComponents,
+  server: FaceServer,
+  streams: Set<() => void>,
+): Promise<void> {
+  const { bodyLimitBytes } = server.options;
+  const callers = new WeakMap<FastifyRequest, Omit<A2aCaller, 'signal'>>();
+  await server.http.register((face: FastifyInstance, _options, done) => {
+    face.removeAllContentTypeParsers();
+    face.addContentTypeParser('*', { parseAs: 'string', bodyLimit: bodyLimitBytes }, (_request, body, parsed) => {
+      parsed(null, body);
+    });
+    face.setErrorHandler((error: FastifyError, request, reply) => {
+      const refusal =
+        error instanceof PlexusError
+          ? error
+          : typeof error.code === 'string' && error.code.startsWith('FST_')
+            ? frameworkRefusal(error, request.url, bodyLimitBytes)
+            : toPlexusError(error);
+      const status = refusal.code === 'INPUT_TOO_LARGE' ? 413 : refusal.code === 'INTERNAL' ? 500 : 400;
+      return reply.code(status).type('application/json').send(refusalBody(refusal));
+    });
+    face.addHook('onRequest', async (request, reply) => {
+      try {
+        const credential = await authenticateHeaders(components, request.headers);
+        const principal = runtimePrincipal(credential.principal);
+        callers.set(request, {
+          principal,
+          transport: { remoteAddress: request.ip },
+          ...(credential.capability === undefined ? {} : { capability: credential.capability }),
+        });
+      } catch (error) {
+        const refusal =
+          error instanceof PlexusError ? error : new PlexusError('UNAUTHORIZED', 'the credential could not be checked');
+        reply.header('www-authenticate', 'Bearer');
+        return reply.code(401).type('application/json').send(refusalBody(refusal));
+      }
+    });
+    registerA2aRpcRoutes(face, {
+      runtime: components.runtime,
+      nodeId: components.nodeId,
+      bodyLimitBytes,
+      callerOf: (request) => {
+        const caller = callers.get(request);
+        if (caller === undefined) throw new PlexusError('UNAUTHORIZED', 'the request was not authenticated');
+        return caller;
+      },
+      track: (end) => {
+        streams.add(end);
+        return () => streams.delete(end);
+      },
+    });
+    done();
   });
 }

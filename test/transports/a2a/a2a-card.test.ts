@@ -11,7 +11,6 @@ import { canonicalizeJcs } from '../../../src/core/canonical/jcs.js';
 import { createNode, type Node } from '../../../src/node/index.js';
 import { publicKeyFromDidKey, publicKeyFromRaw } from '../../../src/security/index.js';
 import { A2A_PROTOCOL_VERSION, type A2aCard } from '../../../src/transports/a2a/a2a-card.js';
-import { a2aFace } from '../../../src/transports/a2a/a2a-face.js';
 import { defaultFaces } from '../../../src/node/faces.js';
 
 /** Verifies the card's one JWS over its RFC 8785 form without `signatures`; the key is its `kid`. */
@@ -53,7 +52,7 @@ describe('A2A agent cards', () => {
       port: 0,
       dev: true,
       demo: true,
-      faces: [...defaultFaces(), a2aFace()],
+      faces: defaultFaces(),
     });
     nodes.push(node);
     await node.start();
@@ -69,7 +68,7 @@ describe('A2A agent cards', () => {
     expect(card.supportedInterfaces).toEqual([
       { url: `${node.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: A2A_PROTOCOL_VERSION },
     ]);
-    expect(card.capabilities).toEqual({ streaming: false, pushNotifications: false });
+    expect(card.capabilities).toEqual({ streaming: true, pushNotifications: false });
     const listed = (await (await fetch(`${node.url}/agents?origin=local`)).json()) as {
       agents: ListedAgent[];
     };

@@ -1,0 +1,383 @@
+/**
+ * The A2A request handler over the runtime's jobs (issue 14 items 2 and 3, docs/decisions/a2a.md
+ * A2A-6…A2A-9): what the SDK's transport handlers (JSON-RPC v1.0 and the v0.3 compatibility
+ * layer) call. Every task is a Plexus job — submitted through the runtime like any face's call
+ * (capabilities, budgets, idempotency, the log), read back from the jobs projection and the log,
+ * so tasks survive a restart and a stream resumed from the log loses nothing.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  Message as MessageCodec,
+  TaskState,
+  type AgentCard as SdkAgentCard,
+  type CancelTaskRequest,
+  type GetTaskRequest,
+  type ListTaskPushNotificationConfigsResponse,
+  type ListTasksRequest,
+  type ListTasksResponse,
+  type Message,
+  type SendMessageRequest,
+  type StreamResponse,
+  type SubscribeToTaskRequest,
+  type Task,
+  type TaskPushNotificationConfig,
+} from '@a2a-js/sdk';
+import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
+import {
+  ExtendedAgentCardNotConfiguredError,
+  PushNotificationNotSupportedError,
+  RequestMalformedError,
+} from '@a2a-js/sdk/errors';
+import type { Envelope } from '../../core/envelope.js';
+import { isJsonObject, type JsonObject } from '../../core/json.js';
+import type { AgentCard } from '../../core/records/agent-card.js';
+import { isTerminalJobState, type Job, type JobState } from '../../core/records/job.js';
+import type { InvocationContext, Principal, Runtime } from '../../runtime/index.js';
+import type { JobEvent } from '../../runtime/jobs/job-events.js';
+import { listTenantOf } from '../../runtime/jobs/job-list-query.js';
+import { visibleToTenant } from '../../runtime/pipeline/tenancy.js';
+import { a2aErrorOf, notCancelable, taskNotFound, unsupported } from './a2a-errors.js';
+import { messageCall } from './message-verb.js';
+import {
+  A2A_EXTENSION,
+  agentMessage,
+  artifactsOf,
+  contextIdOf,
+  jobStateOfTask,
+  part,
+  requestMessage,
+  statusOf,
+  taskOf,
+} from './task-of-job.js';
+
+declare module '../../runtime/context.js' {
+  interface FaceNames {
+    /** The A2A face (issue 14). */
+    readonly a2a: true;
+  }
+}
+
+/** The face name A2A calls carry in the runtime and the log. */
+export const A2A_FACE = 'a2a';
+/** Tasks per `ListTasks` page when the request names no `pageSize`, and the most. */
+export const A2A_DEFAULT_PAGE_SIZE = 50;
+export const A2A_MAX_PAGE_SIZE = 100;
+/** How long a `messageId` answers a repeated send with the same task, ms (A2A-9). */
+export const A2A_MESSAGE_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/** Who calls, set by the face on the SDK's call context. */
+export interface A2aCaller {
+  readonly principal: Principal;
+  readonly capability?: string;
+  readonly transport: Readonly<Record<string, string>>;
+  /** Aborted when the HTTP request ends (a client that went away). */
+  readonly signal: AbortSignal;
+}
+
+const CALLER_KEY = 'plexus.a2a.caller';
+
+/** Puts `caller` on `context` for the handler. */
+export function setA2aCaller(context: ServerCallContext, caller: A2aCaller): void {
+  context.state.set(CALLER_KEY, caller);
+}
+
+function callerOf(context: ServerCallContext): A2aCaller {
+  const caller = context.state.get(CALLER_KEY) as A2aCaller | undefined;
+  if (caller === undefined) throw new RequestMalformedError('the request was not authenticated');
+  return caller;
+}
+
+/** What the handler needs. */
+export interface JobTaskHandlerInit {
+  readonly runtime: Runtime;
+  /** The cards of the endpoint's agents (the node's local agents, or one agent). */
+  cards(): readonly AgentCard[];
+  /** The endpoint's A2A card in the SDK's form. */
+  agentCard(): SdkAgentCard;
+}
+
+function jobStateOfEvent(event: JobEvent): JobState | undefined {
+  switch (event.type) {
+    case 'job.submitted':
+      return 'SUBMITTED';
+    case 'job.started':
+    case 'job.retried':
+    case 'job.progress':
+      return 'WORKING';
+    case 'job.completed':
+      return 'COMPLETED';
+    case 'job.failed':
+      return 'FAILED';
+    case 'job.canceled':
+      return 'CANCELED';
+    case 'job.rejected':
+      return 'REJECTED';
+    default:
+      return undefined;
+  }
+}
+
+/** A2A's `StreamResponse` of one payload. */
+function streamOf(payload: NonNullable<StreamResponse['payload']>): StreamResponse {
+  return { payload };
+}
+
+/**
+ * The handler.
+ * @example new JsonRpcTransportHandler(jobTaskHandler({ runtime, cards, agentCard }));
+ */
+export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
+  const { runtime } = init;
+
+  /** A job the caller may see. @throws TaskNotFoundError. */
+  async function visibleJob(id: string, caller: A2aCaller): Promise<Job> {
+    if (typeof id !== 'string' || id === '') throw new RequestMalformedError('the task id is required');
+    let job: Job;
+    try {
+      job = await runtime.jobs.get(id, { signal: caller.signal });
+    } catch (error) {
+      throw a2aErrorOf(error, id);
+    }
+    if (!visibleToTenant(job.tenantId, caller.principal)) throw taskNotFound(id);
+    return job;
+  }
+
+  /** The job's events so far (bounded) and the request envelope from its first. */
+  async function eventsOf(job: Job, caller: A2aCaller): Promise<{ events: readonly JobEvent[]; request?: Envelope }> {
+    const events = await runtime.jobs.events(job.id, { signal: caller.signal });
+    const first = events[0];
+    const data = first?.type === 'job.submitted' && isJsonObject(first.data) ? first.data : undefined;
+    const request = data?.['request'];
+    return isJsonObject(request ?? null) ? { events, request: request as unknown as Envelope } : { events };
+  }
+
+  async function taskWithHistory(job: Job, caller: A2aCaller, historyLength?: number): Promise<Task> {
+    if (historyLength !== undefined && historyLength <= 0) return taskOf(job, { historyLength: 0 });
+    const { request } = await eventsOf(job, caller);
+    const message = requestMessage(request);
+    return taskOf(job, {
+      ...(message === undefined ? {} : { message }),
+      ...(historyLength === undefined ? {} : { historyLength }),
+    });
+  }
+
+  /** Submits the job a message asks for. */
+  async function submit(params: SendMessageRequest, caller: A2aCaller): Promise<{ job: Job; message: Message }> {
+    const sent = params.message;
+    if (sent === undefined) throw new RequestMalformedError('params.message is required');
+    if (sent.messageId === '') throw new RequestMalformedError('message.messageId is required');
+    if (sent.taskId !== '') {
+      const job = await visibleJob(sent.taskId, caller);
+      throw unsupported(
+        isTerminalJobState(job.state)
+          ? `task ${job.id} has finished (${job.state}) and takes no more messages; send a new message without taskId`
+          : `task ${job.id} is ${job.state} and does not wait for input`,
+      );
+    }
+    const { principal } = caller;
+    let call;
+    try {
+      call = messageCall(sent, init.cards());
+    } catch (error) {
+      throw a2aErrorOf(error);
+    }
+    const contextId = sent.contextId === '' ? randomUUID() : sent.contextId;
+    const message: Message = { ...sent, contextId };
+    const reference = message.referenceTaskIds[0];
+    const envelope: Envelope = {
+      id: randomUUID(),
+      kind: 'request',
+      from: principal.id,
+      to: call.to,
+      verb: call.verb,
+      data: call.input,
+      sessionId: contextId,
+      ...(reference === undefined ? {} : { causationId: reference }),
+      ...(principal.tenantId === undefined ? {} : { tenantId: principal.tenantId }),
+      ...(caller.capability === undefined ? {} : { capability: caller.capability }),
+      extensions: { [A2A_EXTENSION]: { message: MessageCodec.toJSON(message) as JsonObject } },
+    };
+    const context: InvocationContext = {
+      face: A2A_FACE,
+      principal,
+      transport: caller.transport,
+      // the same messageId sent again is the same task (A2A-9)
+      idempotencyKey: `a2a:${sent.messageId}`,
+      idempotencyWindowMs: A2A_MESSAGE_WINDOW_MS,
+    };
+    try {
+      const { job } = await runtime.submit(envelope, context, { signal: caller.signal });
+      return { job, message };
+    } catch (error) {
+      throw a2aErrorOf(error);
+    }
+  }
+
+  /** The task and then its updates until it finishes (A2A-7: from the log, none lost or repeated). */
+  async function* follow(
+    job: Job,
+    caller: A2aCaller,
+    options: { readonly refuseFinished: boolean; readonly message?: Message },
+  ): AsyncGenerator<StreamResponse, void, undefined> {
+    const { events, request } = await eventsOf(job, caller);
+    let state: JobState = 'SUBMITTED';
+    for (const event of events) state = jobStateOfEvent(event) ?? state;
+    const lastSeq = events.at(-1)?.seq ?? 0;
+    const finished = isTerminalJobState(state);
+    if (finished && options.refuseFinished) {
+      throw unsupported(`task ${job.id} has finished (${state}); read it with GetTask`);
+    }
+    const message = options.message ?? requestMessage(request);
+    const current = finished ? await runtime.jobs.get(job.id, { signal: caller.signal }) : job;
+    yield streamOf({ $case: 'task', value: taskOf(current, { state, ...(message === undefined ? {} : { message }) }) });
+    if (finished) return;
+    const contextId = contextIdOf(job);
+    const status = (s: JobState, j: Job = job, extra?: Message): StreamResponse =>
+      streamOf({
+        $case: 'statusUpdate',
+        value: {
+          taskId: job.id,
+          contextId,
+          status: { ...statusOf(j, s), ...(extra === undefined ? {} : { message: extra }) },
+          metadata: undefined,
+        },
+      });
+    for await (const event of runtime.jobs.watch(job.id, { afterSeq: lastSeq, signal: caller.signal })) {
+      const next = jobStateOfEvent(event);
+      if (event.type === 'job.progress') {
+        const progress = isJsonObject(event.data) ? (event.data['progress']) : undefined;
+        const note = agentMessage(job.id, contextId, [part({ $case: 'data', value: progress ?? null })], {
+          progress: true,
+        });
+        yield status('WORKING', job, note);
+      } else if (next !== undefined && event.terminal) {
+        const done = await runtime.jobs.get(job.id, { signal: caller.signal });
+        for (const artifact of artifactsOf(done)) {
+          yield streamOf({
+            $case: 'artifactUpdate',
+            value: { taskId: job.id, contextId, artifact, append: false, lastChunk: true, metadata: undefined },
+          });
+        }
+        yield status(done.state, done);
+        return;
+      } else if (next !== undefined && next !== state) {
+        yield status(next);
+      }
+      if (next !== undefined) state = next;
+      if (event.terminal) return;
+    }
+  }
+
+  return {
+    getAgentCard: () => Promise.resolve(init.agentCard()),
+
+    getAuthenticatedExtendedAgentCard() {
+      return Promise.reject(
+        new ExtendedAgentCardNotConfiguredError('this node has no extended agent card: its public card is complete'),
+      );
+    },
+
+    async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
+      const caller = callerOf(context);
+      const { job, message } = await submit(params, caller);
+      const historyLength = params.configuration?.historyLength;
+      const keep = historyLength === undefined ? {} : { historyLength };
+      if (params.configuration?.returnImmediately === true) return taskOf(job, { message, ...keep });
+      try {
+        const done = await runtime.jobs.wait(job.id, { signal: caller.signal });
+        return taskOf(done, { message, ...keep });
+      } catch (error) {
+        throw a2aErrorOf(error, job.id);
+      }
+    },
+
+    async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext) {
+      const caller = callerOf(context);
+      const { job, message } = await submit(params, caller);
+      yield* follow(job, caller, { refuseFinished: false, message });
+    },
+
+    async getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
+      const caller = callerOf(context);
+      return taskWithHistory(await visibleJob(params.id, caller), caller, params.historyLength);
+    },
+
+    async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
+      const caller = callerOf(context);
+      const job = await visibleJob(params.id, caller);
+      if (isTerminalJobState(job.state)) throw notCancelable(job.id, job.state);
+      try {
+        const after = await runtime.jobs.cancel(job.id, { reason: 'cancelled by the A2A client', signal: caller.signal });
+        if (after.state !== 'CANCELED') throw notCancelable(job.id, after.state);
+        return await taskWithHistory(after, caller);
+      } catch (error) {
+        throw a2aErrorOf(error, job.id);
+      }
+    },
+
+    async listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
+      const caller = callerOf(context);
+      const pageSize = params.pageSize ?? A2A_DEFAULT_PAGE_SIZE;
+      if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > A2A_MAX_PAGE_SIZE) {
+        throw new RequestMalformedError(`pageSize must be a whole number from 1 to ${A2A_MAX_PAGE_SIZE}`);
+      }
+      const state =
+        params.status === TaskState.TASK_STATE_UNSPECIFIED ? undefined : jobStateOfTask(params.status);
+      if (params.status !== TaskState.TASK_STATE_UNSPECIFIED && state === undefined) {
+        throw new RequestMalformedError('status is not a task state');
+      }
+      const after = params.statusTimestampAfter;
+      const afterMs = after === undefined ? undefined : Date.parse(after);
+      if (afterMs !== undefined && Number.isNaN(afterMs)) {
+        throw new RequestMalformedError('statusTimestampAfter is not an RFC 3339 date-time');
+      }
+      const tenant = listTenantOf(caller.principal);
+      let page;
+      try {
+        page = await runtime.jobs.list(
+          {
+            limit: pageSize,
+            ...(state === undefined ? {} : { states: [state] }),
+            ...(params.contextId === '' ? {} : { sessionId: params.contextId }),
+            ...(params.pageToken === '' ? {} : { cursor: params.pageToken }),
+            ...(tenant === undefined ? {} : { tenant }),
+          },
+          { signal: caller.signal },
+        );
+      } catch (error) {
+        throw a2aErrorOf(error);
+      }
+      const jobs = page.jobs.filter(
+        (job) => afterMs === undefined || Date.parse(job.timing.updatedAt ?? job.timing.createdAt) > afterMs,
+      );
+      const tasks = await Promise.all(
+        jobs.map((job) => taskWithHistory(job, caller, params.historyLength ?? 0)),
+      );
+      return { tasks, nextPageToken: page.nextCursor ?? '', pageSize, totalSize: tasks.length };
+    },
+
+    async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext) {
+      const caller = callerOf(context);
+      yield* follow(await visibleJob(params.id, caller), caller, { refuseFinished: true });
+    },
+
+    createTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
+      return Promise.reject(noPush());
+    },
+    getTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
+      return Promise.reject(noPush());
+    },
+    listTaskPushNotificationConfigs(): Promise<ListTaskPushNotificationConfigsResponse> {
+      return Promise.reject(noPush());
+    },
+    deleteTaskPushNotificationConfig(): Promise<void> {
+      return Promise.reject(noPush());
+    },
+  };
+}
+
+function noPush(): Error {
+  return new PushNotificationNotSupportedError(
+    'this node does not deliver push notifications yet (its card says pushNotifications: false); use SubscribeToTask',
+  );
+}

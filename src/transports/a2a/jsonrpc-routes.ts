@@ -1,0 +1,182 @@
+/**
+ * The A2A JSON-RPC binding (issue 14 item 2, docs/decisions/a2a.md A2A-10): `POST /a2a` (the
+ * node's agents) and `POST /agents/{id}/a2a` (one agent), parsed and dispatched by the SDK's
+ * framework-agnostic transport handlers over {@link jobTaskHandler}. `A2A-Version: 1.0` is the
+ * v1.0 binding (PascalCase methods); no header (or `0.3`) is the v0.3 compatibility layer (slash
+ * method names, lower-case states); any other version answers `VersionNotSupported` (−32009).
+ * Streaming methods answer `text/event-stream`, one JSON-RPC response per `data:` line.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AgentCard as SdkAgentCardCodec } from '@a2a-js/sdk';
+import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
+import { JsonRpcTransportHandler, ServerCallContext, type A2ARequestHandler } from '@a2a-js/sdk/server';
+import { VersionNotSupportedError, toJsonRpcError } from '@a2a-js/sdk/errors';
+import { decodeJsonText } from '../../core/bounded-json.js';
+import { toPlexusError } from '../../core/errors.js';
+import type { AgentCard } from '../../core/records/agent-card.js';
+import type { Runtime } from '../../runtime/index.js';
+import { agentA2aCard, nodeA2aCard } from './a2a-card.js';
+import { jobTaskHandler, setA2aCaller, type A2aCaller } from './job-task-handler.js';
+
+/** The request header naming the A2A protocol version. */
+export const A2A_VERSION_HEADER = 'a2a-version';
+
+/** What the routes need from the face. */
+export interface A2aRpcRoutesInit {
+  readonly runtime: Runtime;
+  readonly nodeId: string;
+  readonly bodyLimitBytes: number;
+  /** The authenticated caller of `request`, less its signal (set by the face's hook). */
+  callerOf(request: FastifyRequest): Omit<A2aCaller, 'signal'>;
+  /** Tracks an open stream so the face can end it when it stops; returns the untrack function. */
+  readonly track: (end: () => void) => () => void;
+}
+
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+};
+
+interface Handlers {
+  readonly v1: JsonRpcTransportHandler;
+  readonly legacy: LegacyJsonRpcTransportHandler;
+}
+
+function handlersOf(handler: A2ARequestHandler): Handlers {
+  return { v1: new JsonRpcTransportHandler(handler), legacy: new LegacyJsonRpcTransportHandler(handler) };
+}
+
+function rpcError(id: unknown, error: { code: number; message: string; data?: unknown }): string {
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id: typeof id === 'string' || typeof id === 'number' ? id : null,
+    error,
+  });
+}
+
+function isStream(value: unknown): value is AsyncGenerator<unknown, void, undefined> {
+  return typeof (value as { [Symbol.asyncIterator]?: unknown } | null)?.[Symbol.asyncIterator] === 'function';
+}
+
+/** Writes a streamed answer as SSE until it ends, the client goes away or the face stops. */
+async function sendStream(
+  reply: FastifyReply,
+  stream: AsyncGenerator<unknown, void, undefined>,
+  id: unknown,
+  abort: AbortController,
+  track: A2aRpcRoutesInit['track'],
+  legacy: boolean,
+): Promise<void> {
+  // The first item decides: a failure before it is a plain JSON-RPC error, not a stream.
+  let first: IteratorResult<unknown, void>;
+  try {
+    first = await stream.next();
+  } catch (error) {
+    const mapped = legacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(error) : toJsonRpcError(error);
+    await reply.type('application/json').send(rpcError(id, mapped));
+    return;
+  }
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, SSE_HEADERS);
+  const untrack = track(() => {
+    abort.abort();
+    raw.end();
+  });
+  try {
+    if (first.done !== true) raw.write(`data: ${JSON.stringify(first.value)}\n\n`);
+    if (first.done !== true) {
+      for await (const item of stream) {
+        if (raw.writableEnded) break;
+        raw.write(`data: ${JSON.stringify(item)}\n\n`);
+      }
+    }
+  } catch (error) {
+    if (!abort.signal.aborted && !raw.writableEnded) {
+      const mapped = legacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(error) : toJsonRpcError(error);
+      raw.write(`event: error\ndata: ${rpcError(id, mapped)}\n\n`);
+    }
+  } finally {
+    untrack();
+    if (!raw.writableEnded) raw.end();
+  }
+}
+
+/** Registers the JSON-RPC routes on `app` (a context that reads bodies as text). */
+export function registerA2aRpcRoutes(app: FastifyInstance, init: A2aRpcRoutesInit): void {
+  const { runtime } = init;
+  const { registry } = runtime.agents;
+  const baseUrlOf = (request: FastifyRequest): string => `${request.protocol}://${request.host}`;
+  const localCards = (): readonly AgentCard[] =>
+    registry.list().filter((card) => (card.origin ?? 'local') === 'local');
+
+  const serve = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    cards: () => readonly AgentCard[],
+    card: () => ReturnType<typeof nodeA2aCard>,
+  ): Promise<void> => {
+    const version = typeof request.headers[A2A_VERSION_HEADER] === 'string' ? request.headers[A2A_VERSION_HEADER].trim() : '';
+    const legacy = version === '' || version === '0.3';
+    let body: unknown;
+    try {
+      body = decodeJsonText(typeof request.body === 'string' ? request.body : '', {
+        maxBytes: init.bodyLimitBytes,
+        what: 'the A2A request',
+      });
+    } catch (error) {
+      const refusal = toPlexusError(error);
+      const code = refusal.code === 'PARSE_ERROR' ? -32700 : -32600;
+      await reply.type('application/json').send(rpcError(null, { code, message: refusal.message }));
+      return;
+    }
+    const id = (body as { id?: unknown } | null)?.id;
+    if (!legacy && version !== '1.0') {
+      const error = new VersionNotSupportedError(
+        `A2A-Version ${JSON.stringify(version)} is not supported: this node speaks 1.0 (and 0.3 without the header)`,
+      );
+      await reply.type('application/json').send(rpcError(id, toJsonRpcError(error)));
+      return;
+    }
+    const abort = new AbortController();
+    // The response closes when it is sent or when the client goes away; either ends the work.
+    reply.raw.once('close', () => { abort.abort(); });
+    const context = new ServerCallContext({ requestedVersion: legacy ? '0.3' : '1.0' });
+    setA2aCaller(context, { ...init.callerOf(request), signal: abort.signal });
+    const handlers = handlersOf(
+      jobTaskHandler({ runtime, cards, agentCard: () => SdkAgentCardCodec.fromJSON(card()) }),
+    );
+    const request_ = body as Record<string, unknown>;
+    const answer = legacy ? await handlers.legacy.handle(request_, context) : await handlers.v1.handle(request_, context);
+    if (isStream(answer)) {
+      await sendStream(reply, answer, id, abort, init.track, legacy);
+      return;
+    }
+    await reply.type('application/json').send(JSON.stringify(answer));
+  };
+
+  app.post('/a2a', (request, reply) =>
+    serve(request, reply, localCards, () => nodeA2aCard(init.nodeId, registry.list(), baseUrlOf(request))),
+  );
+  app.post('/agents/:id/a2a', (request, reply) => {
+    const agentId = (request.params as { id: string }).id;
+    const agent = registry.find(agentId)?.card;
+    if (agent === undefined || (agent.origin ?? 'local') !== 'local') {
+      return reply
+        .code(404)
+        .type('application/json')
+        .send(rpcError(null, { code: -32601, message: `no local agent ${JSON.stringify(agentId)} on this node` }));
+    }
+    return serve(
+      request,
+      reply,
+      () => {
+        const current = registry.find(agentId)?.card;
+        return current === undefined ? [] : [current];
+      },
+      () => agentA2aCard(registry.find(agentId)?.card ?? agent, baseUrlOf(request)),
+    );
+  });
+}
