@@ -130,7 +130,9 @@ export async function runStart(io: CliIo, opts: StartOptions, shutdown: Promise<
   if (node.auth.required) say(`          token: plexus token issue --data ${node.dataDir} --subject me`);
   say(`  faces   ESRP POST ${node.url}/v1/execute and /v1/jobs · Emergence POST ${node.url}/emergence`);
   say(`          discovery GET ${node.url}/agents · WebSocket JSON-RPC ${ws}/rpc · GET ${node.url}/healthz`);
-  say(`          MCP (Streamable HTTP) ${node.url}/mcp · A2A card ${node.url}/.well-known/agent-card.json, JSON-RPC ${node.url}/a2a`);
+  say(
+    `          MCP (Streamable HTTP) ${node.url}/mcp · A2A card ${node.url}/.well-known/agent-card.json, JSON-RPC ${node.url}/a2a`,
+  );
   for (const text of agentsLine(loaded)) say(text);
   const primitives = init.primitives ?? true;
   const hostedPrimitives = HYPERSPACE_PRIMITIVES.filter(

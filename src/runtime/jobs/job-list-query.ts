@@ -151,7 +151,11 @@ export function checkJobListQuery(query: JobListQuery): CheckedJobListQuery {
   }
   const { sessionId } = query;
   if (sessionId !== undefined && (typeof sessionId !== 'string' || sessionId === '')) {
-    throw badListParameter('sessionId', 'it must be a non-empty string', 'the session id (A2A contextId) of the jobs');
+    throw badListParameter(
+      'sessionId',
+      'it must be a non-empty string',
+      'the session id (A2A contextId) of the jobs',
+    );
   }
   return {
     states,

@@ -31,7 +31,8 @@ export function a2aErrorOf(failure: unknown, taskId?: string): A2AError {
     return new TaskNotFoundError({ ...options, message: `no task with id ${JSON.stringify(taskId)}` });
   }
   const category = ERROR_TABLE[error.code].category;
-  if (category === 'invalid_input' || error.code === 'UNKNOWN_VERB') return new RequestMalformedError(options);
+  if (category === 'invalid_input' || error.code === 'UNKNOWN_VERB')
+    return new RequestMalformedError(options);
   return new A2AError(options);
 }
 

@@ -63,9 +63,13 @@ async function registerRpcContext(
   const callers = new WeakMap<FastifyRequest, Omit<A2aCaller, 'signal'>>();
   await server.http.register((face: FastifyInstance, _options, done) => {
     face.removeAllContentTypeParsers();
-    face.addContentTypeParser('*', { parseAs: 'string', bodyLimit: bodyLimitBytes }, (_request, body, parsed) => {
-      parsed(null, body);
-    });
+    face.addContentTypeParser(
+      '*',
+      { parseAs: 'string', bodyLimit: bodyLimitBytes },
+      (_request, body, parsed) => {
+        parsed(null, body);
+      },
+    );
     face.setErrorHandler((error: FastifyError, request, reply) => {
       const refusal =
         error instanceof PlexusError
@@ -87,7 +91,9 @@ async function registerRpcContext(
         });
       } catch (error) {
         const refusal =
-          error instanceof PlexusError ? error : new PlexusError('UNAUTHORIZED', 'the credential could not be checked');
+          error instanceof PlexusError
+            ? error
+            : new PlexusError('UNAUTHORIZED', 'the credential could not be checked');
         reply.header('www-authenticate', 'Bearer');
         return reply.code(401).type('application/json').send(refusalBody(refusal));
       }

@@ -143,7 +143,10 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
   }
 
   /** The job's events so far (bounded) and the request envelope from its first. */
-  async function eventsOf(job: Job, caller: A2aCaller): Promise<{ events: readonly JobEvent[]; request?: Envelope }> {
+  async function eventsOf(
+    job: Job,
+    caller: A2aCaller,
+  ): Promise<{ events: readonly JobEvent[]; request?: Envelope }> {
     const events = await runtime.jobs.events(job.id, { signal: caller.signal });
     const first = events[0];
     const data = first?.type === 'job.submitted' && isJsonObject(first.data) ? first.data : undefined;
@@ -162,7 +165,10 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
   }
 
   /** Submits the job a message asks for. */
-  async function submit(params: SendMessageRequest, caller: A2aCaller): Promise<{ job: Job; message: Message }> {
+  async function submit(
+    params: SendMessageRequest,
+    caller: A2aCaller,
+  ): Promise<{ job: Job; message: Message }> {
     const sent = params.message;
     if (sent === undefined) throw new RequestMalformedError('params.message is required');
     if (sent.messageId === '') throw new RequestMalformedError('message.messageId is required');
@@ -229,7 +235,10 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
     }
     const message = options.message ?? requestMessage(request);
     const current = finished ? await runtime.jobs.get(job.id, { signal: caller.signal }) : job;
-    yield streamOf({ $case: 'task', value: taskOf(current, { state, ...(message === undefined ? {} : { message }) }) });
+    yield streamOf({
+      $case: 'task',
+      value: taskOf(current, { state, ...(message === undefined ? {} : { message }) }),
+    });
     if (finished) return;
     const contextId = contextIdOf(job);
     const status = (s: JobState, j: Job = job, extra?: Message): StreamResponse =>
@@ -245,7 +254,7 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
     for await (const event of runtime.jobs.watch(job.id, { afterSeq: lastSeq, signal: caller.signal })) {
       const next = jobStateOfEvent(event);
       if (event.type === 'job.progress') {
-        const progress = isJsonObject(event.data) ? (event.data['progress']) : undefined;
+        const progress = isJsonObject(event.data) ? event.data['progress'] : undefined;
         const note = agentMessage(job.id, contextId, [part({ $case: 'data', value: progress ?? null })], {
           progress: true,
         });
@@ -255,7 +264,14 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
         for (const artifact of artifactsOf(done)) {
           yield streamOf({
             $case: 'artifactUpdate',
-            value: { taskId: job.id, contextId, artifact, append: false, lastChunk: true, metadata: undefined },
+            value: {
+              taskId: job.id,
+              contextId,
+              artifact,
+              append: false,
+              lastChunk: true,
+              metadata: undefined,
+            },
           });
         }
         yield status(done.state, done);
@@ -273,7 +289,9 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
 
     getAuthenticatedExtendedAgentCard() {
       return Promise.reject(
-        new ExtendedAgentCardNotConfiguredError('this node has no extended agent card: its public card is complete'),
+        new ExtendedAgentCardNotConfiguredError(
+          'this node has no extended agent card: its public card is complete',
+        ),
       );
     },
 
@@ -307,7 +325,10 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
       const job = await visibleJob(params.id, caller);
       if (isTerminalJobState(job.state)) throw notCancelable(job.id, job.state);
       try {
-        const after = await runtime.jobs.cancel(job.id, { reason: 'cancelled by the A2A client', signal: caller.signal });
+        const after = await runtime.jobs.cancel(job.id, {
+          reason: 'cancelled by the A2A client',
+          signal: caller.signal,
+        });
         if (after.state !== 'CANCELED') throw notCancelable(job.id, after.state);
         return await taskWithHistory(after, caller);
       } catch (error) {

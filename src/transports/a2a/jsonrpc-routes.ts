@@ -74,7 +74,9 @@ async function sendStream(
   try {
     first = await stream.next();
   } catch (error) {
-    const mapped = legacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(error) : toJsonRpcError(error);
+    const mapped = legacy
+      ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(error)
+      : toJsonRpcError(error);
     await reply.type('application/json').send(rpcError(id, mapped));
     return;
   }
@@ -95,7 +97,9 @@ async function sendStream(
     }
   } catch (error) {
     if (!abort.signal.aborted && !raw.writableEnded) {
-      const mapped = legacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(error) : toJsonRpcError(error);
+      const mapped = legacy
+        ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(error)
+        : toJsonRpcError(error);
       raw.write(`event: error\ndata: ${rpcError(id, mapped)}\n\n`);
     }
   } finally {
@@ -118,7 +122,10 @@ export function registerA2aRpcRoutes(app: FastifyInstance, init: A2aRpcRoutesIni
     cards: () => readonly AgentCard[],
     card: () => ReturnType<typeof nodeA2aCard>,
   ): Promise<void> => {
-    const version = typeof request.headers[A2A_VERSION_HEADER] === 'string' ? request.headers[A2A_VERSION_HEADER].trim() : '';
+    const version =
+      typeof request.headers[A2A_VERSION_HEADER] === 'string'
+        ? request.headers[A2A_VERSION_HEADER].trim()
+        : '';
     const legacy = version === '' || version === '0.3';
     let body: unknown;
     try {
@@ -142,14 +149,18 @@ export function registerA2aRpcRoutes(app: FastifyInstance, init: A2aRpcRoutesIni
     }
     const abort = new AbortController();
     // The response closes when it is sent or when the client goes away; either ends the work.
-    reply.raw.once('close', () => { abort.abort(); });
+    reply.raw.once('close', () => {
+      abort.abort();
+    });
     const context = new ServerCallContext({ requestedVersion: legacy ? '0.3' : '1.0' });
     setA2aCaller(context, { ...init.callerOf(request), signal: abort.signal });
     const handlers = handlersOf(
       jobTaskHandler({ runtime, cards, agentCard: () => SdkAgentCardCodec.fromJSON(card()) }),
     );
     const request_ = body as Record<string, unknown>;
-    const answer = legacy ? await handlers.legacy.handle(request_, context) : await handlers.v1.handle(request_, context);
+    const answer = legacy
+      ? await handlers.legacy.handle(request_, context)
+      : await handlers.v1.handle(request_, context);
     if (isStream(answer)) {
       await sendStream(reply, answer, id, abort, init.track, legacy);
       return;
@@ -167,7 +178,9 @@ export function registerA2aRpcRoutes(app: FastifyInstance, init: A2aRpcRoutesIni
       return reply
         .code(404)
         .type('application/json')
-        .send(rpcError(null, { code: -32601, message: `no local agent ${JSON.stringify(agentId)} on this node` }));
+        .send(
+          rpcError(null, { code: -32601, message: `no local agent ${JSON.stringify(agentId)} on this node` }),
+        );
     }
     return serve(
       request,

@@ -38,9 +38,7 @@ export function textFieldOf(capability: AgentCapability): string | undefined {
   const [entry] = entries;
   if (entry === undefined || entries.length !== 1) return undefined;
   const [name, property] = entry;
-  return isJsonObject(property) && (property as { type?: unknown }).type === 'string'
-    ? name
-    : undefined;
+  return isJsonObject(property) && (property as { type?: unknown }).type === 'string' ? name : undefined;
 }
 
 function partText(part: Part): string | undefined {
@@ -93,7 +91,8 @@ function resolveName(name: string, cards: readonly AgentCard[]): Named {
   });
   const [first] = offering;
   if (first === undefined) throw unknownSkill(name, cards);
-  if (offering.length === 1) return { to: first.card.id, verb: first.capability.verb, capability: first.capability };
+  if (offering.length === 1)
+    return { to: first.card.id, verb: first.capability.verb, capability: first.capability };
   return { to: capabilitySelector(name), verb: name };
 }
 
@@ -146,8 +145,10 @@ export function messageCall(message: Message, cards: readonly AgentCard[]): Mess
   if (skill !== undefined) {
     const named = resolveName(skill, cards);
     const [data] = datas;
-    if (data !== undefined && datas.length === 1 && texts.length === 0) return { to: named.to, verb: named.verb, input: data };
-    if (texts.length === parts.length) return { to: named.to, verb: named.verb, input: textInput(named, texts) };
+    if (data !== undefined && datas.length === 1 && texts.length === 0)
+      return { to: named.to, verb: named.verb, input: data };
+    if (texts.length === parts.length)
+      return { to: named.to, verb: named.verb, input: textInput(named, texts) };
     throw new PlexusError(
       'INVALID_PARAMS',
       'with a skill in the metadata, send either one data part (the input) or text parts (the text field)',

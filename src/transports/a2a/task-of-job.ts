@@ -46,7 +46,12 @@ export function part(content: NonNullable<Part['content']>, extra: Partial<Part>
 }
 
 /** A message of the agent about task `taskId`. */
-export function agentMessage(taskId: string, contextId: string, parts: Part[], metadata?: Record<string, unknown>): Message {
+export function agentMessage(
+  taskId: string,
+  contextId: string,
+  parts: Part[],
+  metadata?: Record<string, unknown>,
+): Message {
   return {
     messageId: `${taskId}:${parts.length}:${Date.now().toString(36)}`,
     contextId,
@@ -125,9 +130,14 @@ export function statusOf(job: Job, state: JobState = job.state): TaskStatus {
     message:
       error === undefined
         ? undefined
-        : agentMessage(job.id, contextIdOf(job), [part({ $case: 'text', value: `${error.code}: ${error.message}` })], {
-            plexusCode: error.code,
-          }),
+        : agentMessage(
+            job.id,
+            contextIdOf(job),
+            [part({ $case: 'text', value: `${error.code}: ${error.message}` })],
+            {
+              plexusCode: error.code,
+            },
+          ),
     timestamp: job.timing.updatedAt ?? job.timing.createdAt,
   };
 }

@@ -76,11 +76,19 @@ const slow = defineAgent({
     },
     'slow.wait': (_input: JsonValue, context) =>
       new Promise((resolve, reject) => {
-        release = () => { resolve({ released: true }); };
+        release = () => {
+          resolve({ released: true });
+        };
         onWait?.(release);
-        context.signal.addEventListener('abort', () => { reject(new PlexusError('CANCELLED', 'cancelled')); }, {
-          once: true,
-        });
+        context.signal.addEventListener(
+          'abort',
+          () => {
+            reject(new PlexusError('CANCELLED', 'cancelled'));
+          },
+          {
+            once: true,
+          },
+        );
       }),
   }),
 });
@@ -116,7 +124,9 @@ function send(msg: Message, configuration?: { returnImmediately?: boolean; histo
             acceptedOutputModes: [],
             taskPushNotificationConfig: undefined,
             returnImmediately: configuration.returnImmediately ?? false,
-            ...(configuration.historyLength === undefined ? {} : { historyLength: configuration.historyLength }),
+            ...(configuration.historyLength === undefined
+              ? {}
+              : { historyLength: configuration.historyLength }),
           },
     metadata: undefined,
   };
@@ -183,7 +193,10 @@ describe('A2A JSON-RPC binding', () => {
     body: string,
     headers: Record<string, string> = {},
     path = '/a2a',
-  ): Promise<{ status: number; json: { id?: unknown; result?: unknown; error?: { code: number; message: string } } }> {
+  ): Promise<{
+    status: number;
+    json: { id?: unknown; result?: unknown; error?: { code: number; message: string } };
+  }> {
     const res = await fetch(`${node.url}${path}`, {
       method: 'POST',
       headers: {
@@ -226,10 +239,12 @@ describe('A2A JSON-RPC binding', () => {
   it('answers a message that maps to nothing with InvalidParams naming the skills, and keeps serving', async () => {
     const node = await serve();
     const client = await connect(node);
-    await expect(client.sendMessage(send(message([dataPart({ x: 1 })])))).rejects.toThrow(/names no skill.*echo\/echo\.say/);
-    await expect(
-      client.sendMessage(send(message([dataPart({ verb: 'nope.nothing' })]))),
-    ).rejects.toThrow(/no skill "nope.nothing"/);
+    await expect(client.sendMessage(send(message([dataPart({ x: 1 })])))).rejects.toThrow(
+      /names no skill.*echo\/echo\.say/,
+    );
+    await expect(client.sendMessage(send(message([dataPart({ verb: 'nope.nothing' })])))).rejects.toThrow(
+      /no skill "nope.nothing"/,
+    );
     const answer = await raw(
       node,
       JSON.stringify({
@@ -249,7 +264,9 @@ describe('A2A JSON-RPC binding', () => {
     const client = await connect(node);
     const started = waitStarted();
     const task = asTask(
-      await client.sendMessage(send(message([dataPart({ verb: 'slow.wait', input: {} })]), { returnImmediately: true })),
+      await client.sendMessage(
+        send(message([dataPart({ verb: 'slow.wait', input: {} })]), { returnImmediately: true }),
+      ),
     );
     expect([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING]).toContain(task.status?.state);
     (await started)();
@@ -267,7 +284,11 @@ describe('A2A JSON-RPC binding', () => {
     for await (const event of client.sendMessageStream(send(message([dataPart({ verb: 'slow.steps' })])))) {
       events.push(event);
     }
-    const kinds = events.map((e) => (e as unknown as { kind?: string; payload?: { $case: string } }).payload?.$case ?? (e as { kind?: string }).kind);
+    const kinds = events.map(
+      (e) =>
+        (e as unknown as { kind?: string; payload?: { $case: string } }).payload?.$case ??
+        (e as { kind?: string }).kind,
+    );
     expect(kinds[0]).toBe('task');
     expect(kinds.at(-1)).toBe('statusUpdate');
     expect(kinds).toContain('artifactUpdate');
@@ -275,7 +296,9 @@ describe('A2A JSON-RPC binding', () => {
     const last = events.at(-1)!.payload;
     expect(last?.$case === 'statusUpdate' && last.value.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     const progress = events.filter(
-      (e) => e.payload?.$case === 'statusUpdate' && e.payload.value.status?.message?.metadata?.['progress'] === true,
+      (e) =>
+        e.payload?.$case === 'statusUpdate' &&
+        e.payload.value.status?.message?.metadata?.['progress'] === true,
     );
     expect(progress).toHaveLength(3);
   });
@@ -287,8 +310,12 @@ describe('A2A JSON-RPC binding', () => {
       await client.sendMessage(send(message([dataPart({ verb: 'slow.wait' })]), { returnImmediately: true })),
     );
     const other = await connect(node, keyB.key);
-    await expect(other.getTask({ tenant: '', id: task.id, historyLength: undefined })).rejects.toThrow(/no task/);
-    await expect(other.cancelTask({ tenant: '', id: task.id, metadata: undefined })).rejects.toThrow(/no task/);
+    await expect(other.getTask({ tenant: '', id: task.id, historyLength: undefined })).rejects.toThrow(
+      /no task/,
+    );
+    await expect(other.cancelTask({ tenant: '', id: task.id, metadata: undefined })).rejects.toThrow(
+      /no task/,
+    );
     const cancelled = await client.cancelTask({ tenant: '', id: task.id, metadata: undefined });
     expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     await expect(client.cancelTask({ tenant: '', id: task.id, metadata: undefined })).rejects.toThrow(
@@ -368,9 +395,9 @@ describe('A2A JSON-RPC binding', () => {
     const client = await connect(node, keyA.key, '/agents/echo/.well-known/agent-card.json');
     const task = asTask(await client.sendMessage(send(message([textPart('agent')]))));
     expect(resultData(task)).toEqual({ said: 'agent' });
-    await expect(
-      client.sendMessage(send(message([dataPart({ verb: 'slow.steps' })]))),
-    ).rejects.toThrow(/no skill "slow.steps"/);
+    await expect(client.sendMessage(send(message([dataPart({ verb: 'slow.steps' })])))).rejects.toThrow(
+      /no skill "slow.steps"/,
+    );
   });
 
   it('answers a failing verb with a FAILED task naming the Plexus code', async () => {
@@ -386,17 +413,28 @@ describe('A2A JSON-RPC binding', () => {
     const node = await serve();
     expect((await raw(node, '{not json')).json.error?.code).toBe(-32700);
     expect((await raw(node, '[]')).json.error?.code).toBeLessThan(0);
-    expect((await raw(node, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'Nope', params: {} }))).json.error?.code).toBe(-32601);
     expect(
-      (await raw(node, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: 'missing' } }))).json.error
+      (await raw(node, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'Nope', params: {} }))).json.error
         ?.code,
+    ).toBe(-32601);
+    expect(
+      (
+        await raw(
+          node,
+          JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: 'missing' } }),
+        )
+      ).json.error?.code,
     ).toBe(-32001);
     const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
     const answer = await raw(node, deep);
     expect(answer.json.error?.code).toBeLessThan(0);
-    const version = await raw(node, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'GetTask', params: { id: 'x' } }), {
-      'a2a-version': '9.9',
-    });
+    const version = await raw(
+      node,
+      JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'GetTask', params: { id: 'x' } }),
+      {
+        'a2a-version': '9.9',
+      },
+    );
     expect(version.json.error?.code).toBe(-32009);
     const anonymous = await fetch(`${node.url}/a2a`, { method: 'POST', body: '{}' });
     expect(anonymous.status).toBe(401);
@@ -431,7 +469,12 @@ describe('A2A JSON-RPC binding', () => {
         id: 1,
         method: 'message/send',
         params: {
-          message: { kind: 'message', messageId: 'legacy-1', role: 'user', parts: [{ kind: 'text', text: 'old' }] },
+          message: {
+            kind: 'message',
+            messageId: 'legacy-1',
+            role: 'user',
+            parts: [{ kind: 'text', text: 'old' }],
+          },
         },
       }),
     });
@@ -443,6 +486,8 @@ describe('A2A JSON-RPC binding', () => {
       headers: { authorization: `Bearer ${keyA.key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id: body.result?.id } }),
     });
-    expect(((await get.json()) as { result?: { status: { state: string } } }).result?.status.state).toBe('completed');
+    expect(((await get.json()) as { result?: { status: { state: string } } }).result?.status.state).toBe(
+      'completed',
+    );
   });
 });
