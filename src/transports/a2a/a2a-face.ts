@@ -1,7 +1,7 @@
 /**
  * A2A as a node face (issue 14, docs/decisions/a2a.md): the agent cards (public, as A2A
- * discovery expects; signed when the node gives a signer, A2A-4) and the JSON-RPC binding at
- * `/a2a` and `/agents/{id}/a2a` (authenticated like every face: bearer JWT, API key or UCAN; the
+ * discovery expects; signed when the node gives a signer, A2A-4) and the JSON-RPC and HTTP+JSON
+ * bindings at `/a2a` and `/agents/{id}/a2a` (authenticated like every face: bearer JWT, API key or UCAN; the
  * tenant comes from the credential), whose tasks are the runtime's jobs.
  */
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
@@ -15,6 +15,7 @@ import { authenticateHeaders } from '../ucan-credential.js';
 import { registerA2aCardRoutes } from './card-routes.js';
 import type { A2aCaller } from './job-task-handler.js';
 import { registerA2aRpcRoutes } from './jsonrpc-routes.js';
+import { registerA2aRestRoutes } from './rest-routes.js';
 
 /** JSON-RPC's code of a refusal before dispatch: bad JSON, or anything else about the request. */
 function refusalBody(refusal: PlexusError): string {
@@ -98,20 +99,22 @@ async function registerRpcContext(
         return reply.code(401).type('application/json').send(refusalBody(refusal));
       }
     });
-    registerA2aRpcRoutes(face, {
+    const routes = {
       runtime: components.runtime,
       nodeId: components.nodeId,
       bodyLimitBytes,
-      callerOf: (request) => {
+      callerOf: (request: FastifyRequest) => {
         const caller = callers.get(request);
         if (caller === undefined) throw new PlexusError('UNAUTHORIZED', 'the request was not authenticated');
         return caller;
       },
-      track: (end) => {
+      track: (end: () => void) => {
         streams.add(end);
         return () => streams.delete(end);
       },
-    });
+    };
+    registerA2aRpcRoutes(face, routes);
+    registerA2aRestRoutes(face, routes);
     done();
   });
 }

@@ -9,14 +9,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AgentCard as SdkAgentCardCodec } from '@a2a-js/sdk';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
-import { JsonRpcTransportHandler, ServerCallContext, type A2ARequestHandler } from '@a2a-js/sdk/server';
+import { JsonRpcTransportHandler, type A2ARequestHandler } from '@a2a-js/sdk/server';
 import { VersionNotSupportedError, toJsonRpcError } from '@a2a-js/sdk/errors';
 import { decodeJsonText } from '../../core/bounded-json.js';
 import { toPlexusError } from '../../core/errors.js';
-import type { AgentCard } from '../../core/records/agent-card.js';
 import type { Runtime } from '../../runtime/index.js';
-import { agentA2aCard, nodeA2aCard } from './a2a-card.js';
-import { jobTaskHandler, setA2aCaller, type A2aCaller } from './job-task-handler.js';
+import { a2aCallContext } from './a2a-call-context.js';
+import { agentEndpoint, baseUrlOf, nodeEndpoint, type A2aEndpoint } from './a2a-endpoint.js';
+import { jobTaskHandler, type A2aCaller } from './job-task-handler.js';
 
 /** The request header naming the A2A protocol version. */
 export const A2A_VERSION_HEADER = 'a2a-version';
@@ -111,21 +111,14 @@ async function sendStream(
 /** Registers the JSON-RPC routes on `app` (a context that reads bodies as text). */
 export function registerA2aRpcRoutes(app: FastifyInstance, init: A2aRpcRoutesInit): void {
   const { runtime } = init;
-  const { registry } = runtime.agents;
-  const baseUrlOf = (request: FastifyRequest): string => `${request.protocol}://${request.host}`;
-  const localCards = (): readonly AgentCard[] =>
-    registry.list().filter((card) => (card.origin ?? 'local') === 'local');
 
   const serve = async (
     request: FastifyRequest,
     reply: FastifyReply,
-    cards: () => readonly AgentCard[],
-    card: () => ReturnType<typeof nodeA2aCard>,
+    endpoint: A2aEndpoint,
   ): Promise<void> => {
-    const version =
-      typeof request.headers[A2A_VERSION_HEADER] === 'string'
-        ? request.headers[A2A_VERSION_HEADER].trim()
-        : '';
+    const header = request.headers[A2A_VERSION_HEADER];
+    const version = typeof header === 'string' ? header.trim() : '';
     const legacy = version === '' || version === '0.3';
     let body: unknown;
     try {
@@ -147,20 +140,18 @@ export function registerA2aRpcRoutes(app: FastifyInstance, init: A2aRpcRoutesIni
       await reply.type('application/json').send(rpcError(id, toJsonRpcError(error)));
       return;
     }
-    const abort = new AbortController();
-    // The response closes when it is sent or when the client goes away; either ends the work.
-    reply.raw.once('close', () => {
-      abort.abort();
-    });
-    const context = new ServerCallContext({ requestedVersion: legacy ? '0.3' : '1.0' });
-    setA2aCaller(context, { ...init.callerOf(request), signal: abort.signal });
+    const { context, abort } = a2aCallContext(reply, init.callerOf(request), legacy ? '0.3' : '1.0');
     const handlers = handlersOf(
-      jobTaskHandler({ runtime, cards, agentCard: () => SdkAgentCardCodec.fromJSON(card()) }),
+      jobTaskHandler({
+        runtime,
+        cards: () => endpoint.cards(),
+        agentCard: () => SdkAgentCardCodec.fromJSON(endpoint.card()),
+      }),
     );
-    const request_ = body as Record<string, unknown>;
+    const rpc = body as Record<string, unknown>;
     const answer = legacy
-      ? await handlers.legacy.handle(request_, context)
-      : await handlers.v1.handle(request_, context);
+      ? await handlers.legacy.handle(rpc, context)
+      : await handlers.v1.handle(rpc, context);
     if (isStream(answer)) {
       await sendStream(reply, answer, id, abort, init.track, legacy);
       return;
@@ -169,12 +160,12 @@ export function registerA2aRpcRoutes(app: FastifyInstance, init: A2aRpcRoutesIni
   };
 
   app.post('/a2a', (request, reply) =>
-    serve(request, reply, localCards, () => nodeA2aCard(init.nodeId, registry.list(), baseUrlOf(request))),
+    serve(request, reply, nodeEndpoint(runtime, init.nodeId, baseUrlOf(request))),
   );
   app.post('/agents/:id/a2a', (request, reply) => {
     const agentId = (request.params as { id: string }).id;
-    const agent = registry.find(agentId)?.card;
-    if (agent === undefined || (agent.origin ?? 'local') !== 'local') {
+    const endpoint = agentEndpoint(runtime, agentId, baseUrlOf(request));
+    if (endpoint === undefined) {
       return reply
         .code(404)
         .type('application/json')
@@ -182,14 +173,6 @@ export function registerA2aRpcRoutes(app: FastifyInstance, init: A2aRpcRoutesIni
           rpcError(null, { code: -32601, message: `no local agent ${JSON.stringify(agentId)} on this node` }),
         );
     }
-    return serve(
-      request,
-      reply,
-      () => {
-        const current = registry.find(agentId)?.card;
-        return current === undefined ? [] : [current];
-      },
-      () => agentA2aCard(registry.find(agentId)?.card ?? agent, baseUrlOf(request)),
-    );
+    return serve(request, reply, endpoint);
   });
 }

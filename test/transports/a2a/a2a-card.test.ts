@@ -67,6 +67,7 @@ describe('A2A agent cards', () => {
     const card = (await res.json()) as A2aCard;
     expect(card.supportedInterfaces).toEqual([
       { url: `${node.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: A2A_PROTOCOL_VERSION },
+      { url: `${node.url}/a2a`, protocolBinding: 'HTTP+JSON', protocolVersion: A2A_PROTOCOL_VERSION },
     ]);
     expect(card.capabilities).toEqual({ streaming: true, pushNotifications: false });
     const listed = (await (await fetch(`${node.url}/agents?origin=local`)).json()) as {

@@ -1,7 +1,8 @@
 /**
- * The A2A JSON-RPC binding (issue 14 items 2 and 3) on a real node on loopback, driven by the
- * stock `@a2a-js/sdk` client (`ClientFactory().createFromUrl`), and by raw HTTP for what a
- * conforming client never sends (bad JSON, an unknown version, no credential, v0.3 methods).
+ * The A2A bindings (issue 14 items 2 and 3), JSON-RPC and HTTP+JSON, on a real node on loopback,
+ * driven by the stock `@a2a-js/sdk` client (`ClientFactory().createFromUrl`) with one transport
+ * at a time, and by raw HTTP for what a conforming client never sends (bad JSON, an unknown
+ * version, no credential, v0.3 methods).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,7 @@ import {
   ClientFactory,
   ClientFactoryOptions,
   JsonRpcTransportFactory,
+  RestTransportFactory,
   type Client,
 } from '@a2a-js/sdk/client';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -141,7 +143,7 @@ function resultData(task: Task): unknown {
   return content?.$case === 'data' || content?.$case === 'text' ? content.value : undefined;
 }
 
-describe('A2A JSON-RPC binding', () => {
+describe.each(['JSONRPC', 'HTTP+JSON'] as const)('A2A %s binding', (binding) => {
   const nodes: Node[] = [];
   const dirs: string[] = [];
   afterEach(async () => {
@@ -181,11 +183,22 @@ describe('A2A JSON-RPC binding', () => {
     };
     const factory = new ClientFactory(
       ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-        // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- the SDK does not export the options class
-        transports: [new JsonRpcTransportFactory({ fetchImpl })],
+        // only this binding's transport, authenticated (the default ones send no credential)
+        transports: [
+          binding === 'JSONRPC'
+            ? // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- the SDK does not export the options class
+              new JsonRpcTransportFactory({ fetchImpl })
+            : // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- as above
+              new RestTransportFactory({ fetchImpl }),
+        ],
+        preferredTransports: [binding],
       }),
     );
-    return path === undefined ? factory.createFromUrl(node.url) : factory.createFromUrl(node.url, path);
+    const client = await (path === undefined
+      ? factory.createFromUrl(node.url)
+      : factory.createFromUrl(node.url, path));
+    expect(client.transport.protocolName).toBe(binding);
+    return client;
   }
 
   async function raw(
@@ -409,39 +422,42 @@ describe('A2A JSON-RPC binding', () => {
     expect(text?.$case === 'text' && text.value).toMatch(/PRECONDITION_FAILED: the echo refuses/);
   });
 
-  it('refuses bad input in the protocol form and keeps serving', async () => {
-    const node = await serve();
-    expect((await raw(node, '{not json')).json.error?.code).toBe(-32700);
-    expect((await raw(node, '[]')).json.error?.code).toBeLessThan(0);
-    expect(
-      (await raw(node, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'Nope', params: {} }))).json.error
-        ?.code,
-    ).toBe(-32601);
-    expect(
-      (
-        await raw(
-          node,
-          JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: 'missing' } }),
-        )
-      ).json.error?.code,
-    ).toBe(-32001);
-    const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
-    const answer = await raw(node, deep);
-    expect(answer.json.error?.code).toBeLessThan(0);
-    const version = await raw(
-      node,
-      JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'GetTask', params: { id: 'x' } }),
-      {
-        'a2a-version': '9.9',
-      },
-    );
-    expect(version.json.error?.code).toBe(-32009);
-    const anonymous = await fetch(`${node.url}/a2a`, { method: 'POST', body: '{}' });
-    expect(anonymous.status).toBe(401);
-    const client = await connect(node);
-    const task = asTask(await client.sendMessage(send(message([textPart('fine')]))));
-    expect(resultData(task)).toEqual({ said: 'fine' });
-  });
+  (binding === 'JSONRPC' ? it : it.skip)(
+    'refuses bad input in the protocol form and keeps serving',
+    async () => {
+      const node = await serve();
+      expect((await raw(node, '{not json')).json.error?.code).toBe(-32700);
+      expect((await raw(node, '[]')).json.error?.code).toBeLessThan(0);
+      expect(
+        (await raw(node, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'Nope', params: {} }))).json.error
+          ?.code,
+      ).toBe(-32601);
+      expect(
+        (
+          await raw(
+            node,
+            JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: 'missing' } }),
+          )
+        ).json.error?.code,
+      ).toBe(-32001);
+      const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+      const answer = await raw(node, deep);
+      expect(answer.json.error?.code).toBeLessThan(0);
+      const version = await raw(
+        node,
+        JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'GetTask', params: { id: 'x' } }),
+        {
+          'a2a-version': '9.9',
+        },
+      );
+      expect(version.json.error?.code).toBe(-32009);
+      const anonymous = await fetch(`${node.url}/a2a`, { method: 'POST', body: '{}' });
+      expect(anonymous.status).toBe(401);
+      const client = await connect(node);
+      const task = asTask(await client.sendMessage(send(message([textPart('fine')]))));
+      expect(resultData(task)).toEqual({ said: 'fine' });
+    },
+  );
 
   it('runs docs/faces/a2a.md: a stock client without credentials against a dev node with the demo agents', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'plexus-a2a-dev-'));
@@ -459,35 +475,82 @@ describe('A2A JSON-RPC binding', () => {
     expect(resultData(task)).toMatchObject({ value: 98 });
   });
 
-  it('serves a v0.3 client (no A2A-Version header: slash methods, lower-case states)', async () => {
-    const node = await serve();
-    const res = await fetch(`${node.url}/a2a`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${keyA.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'message/send',
-        params: {
-          message: {
-            kind: 'message',
-            messageId: 'legacy-1',
-            role: 'user',
-            parts: [{ kind: 'text', text: 'old' }],
+  (binding === 'HTTP+JSON' ? it : it.skip)(
+    'answers bad REST input with A2A error bodies and keeps serving',
+    async () => {
+      const node = await serve();
+      const post = async (path: string, body: string, version = '1.0') => {
+        const res = await fetch(`${node.url}${path}`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${keyA.key}`,
+            'content-type': 'application/json',
+            'a2a-version': version,
           },
-        },
-      }),
-    });
-    const body = (await res.json()) as { result?: { kind: string; status: { state: string }; id: string } };
-    expect(body.result?.kind).toBe('task');
-    expect(body.result?.status.state).toBe('completed');
-    const get = await fetch(`${node.url}/a2a`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${keyA.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id: body.result?.id } }),
-    });
-    expect(((await get.json()) as { result?: { status: { state: string } } }).result?.status.state).toBe(
-      'completed',
-    );
-  });
+          body,
+        });
+        return {
+          status: res.status,
+          json: (await res.json()) as { error?: { code?: number; status?: string; message?: string } },
+        };
+      };
+      const broken = await post('/a2a/message:send', '{not json');
+      expect(broken.status).toBe(400);
+      expect(broken.json.error?.message).toBeDefined();
+      const nothing = await post(
+        '/a2a/message:send',
+        JSON.stringify({ message: { messageId: 'r1', role: 'ROLE_USER', parts: [{ data: {} }] } }),
+      );
+      expect(nothing.status).toBe(400);
+      expect(nothing.json.error?.message).toMatch(/names no skill/);
+      const version = await post('/a2a/message:send', '{}', '0.9');
+      expect(version.status).toBeGreaterThanOrEqual(400);
+      expect(version.json.error?.message).toMatch(/not supported/);
+      const missing = await fetch(`${node.url}/a2a/tasks/missing`, {
+        headers: { authorization: `Bearer ${keyA.key}`, 'a2a-version': '1.0' },
+      });
+      expect(missing.status).toBe(404);
+      const ok = await post(
+        '/a2a/message:send',
+        JSON.stringify({ message: { messageId: 'r2', role: 'ROLE_USER', parts: [{ text: 'rest' }] } }),
+      );
+      expect(ok.status).toBe(200);
+      expect(JSON.stringify(ok.json)).toContain('rest');
+    },
+  );
+
+  (binding === 'JSONRPC' ? it : it.skip)(
+    'serves a v0.3 client (no A2A-Version header: slash methods, lower-case states)',
+    async () => {
+      const node = await serve();
+      const res = await fetch(`${node.url}/a2a`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${keyA.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'message/send',
+          params: {
+            message: {
+              kind: 'message',
+              messageId: 'legacy-1',
+              role: 'user',
+              parts: [{ kind: 'text', text: 'old' }],
+            },
+          },
+        }),
+      });
+      const body = (await res.json()) as { result?: { kind: string; status: { state: string }; id: string } };
+      expect(body.result?.kind).toBe('task');
+      expect(body.result?.status.state).toBe('completed');
+      const get = await fetch(`${node.url}/a2a`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${keyA.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id: body.result?.id } }),
+      });
+      expect(((await get.json()) as { result?: { status: { state: string } } }).result?.status.state).toBe(
+        'completed',
+      );
+    },
+  );
 });

@@ -1,0 +1,48 @@
+/**
+ * The two kinds of A2A endpoint a node serves (docs/decisions/a2a.md A2A-2): the node's
+ * (`/a2a`: every local agent's verbs) and one local agent's (`/agents/{id}/a2a`), each with the
+ * cards a message may name and its A2A card. Both bindings (JSON-RPC and HTTP+JSON) use them.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { AgentCard } from '../../core/records/agent-card.js';
+import type { Runtime } from '../../runtime/index.js';
+import { agentA2aCard, nodeA2aCard, type A2aCard } from './a2a-card.js';
+
+/** One endpoint: the agents a message may name there, and its card. */
+export interface A2aEndpoint {
+  cards(): readonly AgentCard[];
+  card(): A2aCard;
+}
+
+/** The base URL a request reached the node at (for the cards' interface URLs). */
+export function baseUrlOf(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}`;
+}
+
+function isLocal(card: AgentCard): boolean {
+  return (card.origin ?? 'local') === 'local';
+}
+
+/** The node's endpoint. */
+export function nodeEndpoint(runtime: Runtime, nodeId: string, baseUrl: string): A2aEndpoint {
+  const { registry } = runtime.agents;
+  return {
+    cards: () => registry.list().filter(isLocal),
+    card: () => nodeA2aCard(nodeId, registry.list(), baseUrl),
+  };
+}
+
+/** The endpoint of local agent `agentId`, or `undefined` when there is no such local agent. */
+export function agentEndpoint(runtime: Runtime, agentId: string, baseUrl: string): A2aEndpoint | undefined {
+  const { registry } = runtime.agents;
+  const agent = registry.find(agentId)?.card;
+  if (agent === undefined || !isLocal(agent)) return undefined;
+  const current = (): AgentCard | undefined => registry.find(agentId)?.card;
+  return {
+    cards: () => {
+      const card = current();
+      return card === undefined ? [] : [card];
+    },
+    card: () => agentA2aCard(current() ?? agent, baseUrl),
+  };
+}

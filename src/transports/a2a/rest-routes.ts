@@ -1,0 +1,295 @@
+/**
+ * The A2A HTTP+JSON (REST) binding, v1.0 (issue 14 item 2, docs/decisions/a2a.md A2A-11): the
+ * same operations as the JSON-RPC binding, over the same {@link jobTaskHandler}, at the paths of
+ * A2A §11 under each endpoint (`/a2a`, `/agents/{id}/a2a`): `POST …/message:send`,
+ * `POST …/message:stream` (SSE), `GET …/tasks`, `GET …/tasks/{id}`, `POST …/tasks/{id}:cancel`,
+ * `GET|POST …/tasks/{id}:subscribe` (SSE), the push-config paths and `GET …/extendedAgentCard`.
+ * Bodies are the protobuf JSON forms (the SDK's codecs); errors are A2A's REST error bodies
+ * (`google.rpc.Status` with `ErrorInfo`) with their HTTP status. `A2A-Version` must be 1.0.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  AgentCard as SdkAgentCardCodec,
+  ListTasksRequest as ListTasksRequestCodec,
+  ListTasksResponse as ListTasksResponseCodec,
+  SendMessageRequest as SendMessageRequestCodec,
+  SendMessageResponse as SendMessageResponseCodec,
+  StreamResponse as StreamResponseCodec,
+  Task as TaskCodec,
+  type StreamResponse,
+} from '@a2a-js/sdk';
+import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
+import {
+  RequestMalformedError,
+  VersionNotSupportedError,
+  restStatusFor,
+  toRestErrorBody,
+} from '@a2a-js/sdk/errors';
+import { decodeJsonText } from '../../core/bounded-json.js';
+import type { Runtime } from '../../runtime/index.js';
+import { a2aErrorOf } from './a2a-errors.js';
+import { a2aCallContext } from './a2a-call-context.js';
+import { agentEndpoint, baseUrlOf, nodeEndpoint, type A2aEndpoint } from './a2a-endpoint.js';
+import { jobTaskHandler, type A2aCaller } from './job-task-handler.js';
+import { A2A_VERSION_HEADER } from './jsonrpc-routes.js';
+
+/** The media type of REST answers (A2A §11). */
+export const A2A_REST_CONTENT_TYPE = 'application/a2a+json';
+
+/** What the routes need from the face. */
+export interface A2aRestRoutesInit {
+  readonly runtime: Runtime;
+  readonly nodeId: string;
+  readonly bodyLimitBytes: number;
+  /** The authenticated caller of `request`, less its signal (set by the face's hook). */
+  callerOf(request: FastifyRequest): Omit<A2aCaller, 'signal'>;
+  /** Tracks an open stream so the face can end it when it stops; returns the untrack function. */
+  readonly track: (end: () => void) => () => void;
+}
+
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+};
+
+/** One REST operation: what it does with the handler, given the request. */
+type Operation = (
+  handler: A2ARequestHandler,
+  context: ServerCallContext,
+  request: FastifyRequest,
+  body: () => Record<string, unknown>,
+) => Promise<{ status: number; body: unknown } | AsyncGenerator<StreamResponse, void, undefined>>;
+
+function sendError(reply: FastifyReply, failure: unknown): FastifyReply {
+  const error = a2aErrorOf(failure);
+  const status = restStatusFor(error);
+  return reply
+    .code(status)
+    .type(A2A_REST_CONTENT_TYPE)
+    .send(JSON.stringify(toRestErrorBody(error, status)));
+}
+
+async function sendStream(
+  reply: FastifyReply,
+  stream: AsyncGenerator<StreamResponse, void, undefined>,
+  abort: AbortController,
+  track: A2aRestRoutesInit['track'],
+): Promise<void> {
+  let first: IteratorResult<StreamResponse, void>;
+  try {
+    first = await stream.next();
+  } catch (error) {
+    await sendError(reply, error);
+    return;
+  }
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, SSE_HEADERS);
+  const untrack = track(() => {
+    abort.abort();
+    raw.end();
+  });
+  try {
+    if (first.done !== true) {
+      raw.write(`data: ${JSON.stringify(StreamResponseCodec.toJSON(first.value))}\n\n`);
+      for await (const item of stream) {
+        if (raw.writableEnded) break;
+        raw.write(`data: ${JSON.stringify(StreamResponseCodec.toJSON(item))}\n\n`);
+      }
+    }
+  } catch (failure) {
+    if (!abort.signal.aborted && !raw.writableEnded) {
+      const error = a2aErrorOf(failure);
+      raw.write(`event: error\ndata: ${JSON.stringify(toRestErrorBody(error, restStatusFor(error)))}\n\n`);
+    }
+  } finally {
+    untrack();
+    if (!raw.writableEnded) raw.end();
+  }
+}
+
+function isStream(value: unknown): value is AsyncGenerator<StreamResponse, void, undefined> {
+  return typeof (value as { [Symbol.asyncIterator]?: unknown } | null)?.[Symbol.asyncIterator] === 'function';
+}
+
+function queryOf(request: FastifyRequest): Record<string, string> {
+  const query = request.query as Record<string, unknown> | undefined;
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(query ?? {})) if (typeof value === 'string') out[key] = value;
+  return out;
+}
+
+function whole(text: string | undefined, name: string): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isSafeInteger(n)) throw new RequestMalformedError(`${name} must be a whole number`);
+  return n;
+}
+
+const sendMessage: Operation = async (handler, context, _request, body) => {
+  const result = await handler.sendMessage(SendMessageRequestCodec.fromJSON(body()), context);
+  const payload =
+    'messageId' in result
+      ? { $case: 'message' as const, value: result }
+      : { $case: 'task' as const, value: result };
+  return { status: 200, body: SendMessageResponseCodec.toJSON({ payload }) };
+};
+
+const streamMessage: Operation = (handler, context, _request, body) =>
+  Promise.resolve(handler.sendMessageStream(SendMessageRequestCodec.fromJSON(body()), context));
+
+const listTasks: Operation = async (handler, context, request) => {
+  const query = queryOf(request);
+  const params = ListTasksRequestCodec.fromJSON({
+    ...query,
+    ...(query['pageSize'] === undefined ? {} : { pageSize: whole(query['pageSize'], 'pageSize') }),
+    ...(query['historyLength'] === undefined
+      ? {}
+      : { historyLength: whole(query['historyLength'], 'historyLength') }),
+    ...(query['includeArtifacts'] === undefined
+      ? {}
+      : { includeArtifacts: query['includeArtifacts'] === 'true' }),
+  });
+  const answer = await handler.listTasks(params, context);
+  const json = ListTasksResponseCodec.toJSON(answer) as { tasks?: { artifacts?: unknown }[] };
+  if (params.includeArtifacts !== true) for (const task of json.tasks ?? []) delete task.artifacts;
+  return { status: 200, body: json };
+};
+
+/** `GET|POST …/tasks/{ref}`: `{id}`, `{id}:cancel` or `{id}:subscribe`. */
+function taskOperation(method: 'GET' | 'POST', ref: string): Operation | undefined {
+  const colon = ref.lastIndexOf(':');
+  const id = colon < 0 ? ref : ref.slice(0, colon);
+  const verb = colon < 0 ? '' : ref.slice(colon + 1);
+  if (verb === '' && method === 'GET') {
+    return async (handler, context, request) => {
+      const historyLength = whole(queryOf(request)['historyLength'], 'historyLength');
+      const task = await handler.getTask(
+        { tenant: '', id, ...(historyLength === undefined ? {} : { historyLength }) },
+        context,
+      );
+      return { status: 200, body: TaskCodec.toJSON(task) };
+    };
+  }
+  if (verb === 'cancel' && method === 'POST') {
+    return async (handler, context) => ({
+      status: 200,
+      body: TaskCodec.toJSON(await handler.cancelTask({ tenant: '', id, metadata: undefined }, context)),
+    });
+  }
+  if (verb === 'subscribe')
+    return (handler, context) => Promise.resolve(handler.resubscribe({ tenant: '', id }, context));
+  return undefined;
+}
+
+const noPush: Operation = (handler, context) =>
+  handler
+    .listTaskPushNotificationConfigs({ tenant: '', taskId: '', pageSize: 0, pageToken: '' }, context)
+    .then(() => ({
+      status: 200,
+      body: {},
+    }));
+
+const extendedCard: Operation = async (handler, context) => ({
+  status: 200,
+  body: SdkAgentCardCodec.toJSON(await handler.getAuthenticatedExtendedAgentCard({ tenant: '' }, context)),
+});
+
+/** Registers the REST routes on `app` (a context that reads bodies as text, after authentication). */
+export function registerA2aRestRoutes(app: FastifyInstance, init: A2aRestRoutesInit): void {
+  const { runtime } = init;
+
+  const run = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    endpoint: A2aEndpoint,
+    operation: Operation,
+  ) => {
+    const header = request.headers[A2A_VERSION_HEADER];
+    const version = typeof header === 'string' ? header.trim() : '';
+    if (version !== '1.0') {
+      return sendError(
+        reply,
+        new VersionNotSupportedError(
+          `A2A-Version ${JSON.stringify(version)} is not supported on the HTTP+JSON binding: send A2A-Version: 1.0 (v0.3 clients: use the JSON-RPC binding)`,
+        ),
+      );
+    }
+    const body = (): Record<string, unknown> => {
+      const text = typeof request.body === 'string' ? request.body : '';
+      const value = decodeJsonText(text === '' ? '{}' : text, {
+        maxBytes: init.bodyLimitBytes,
+        what: 'the A2A request',
+      });
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        throw new RequestMalformedError('the request body must be a JSON object');
+      }
+      return value as Record<string, unknown>;
+    };
+    const { context, abort } = a2aCallContext(reply, init.callerOf(request), '1.0');
+    const handler = jobTaskHandler({
+      runtime,
+      cards: () => endpoint.cards(),
+      agentCard: () => SdkAgentCardCodec.fromJSON(endpoint.card()),
+    });
+    let answer;
+    try {
+      answer = await operation(handler, context, request, body);
+    } catch (error) {
+      return sendError(reply, error);
+    }
+    if (isStream(answer)) return sendStream(reply, answer, abort, init.track);
+    return reply.code(answer.status).type(A2A_REST_CONTENT_TYPE).send(JSON.stringify(answer.body));
+  };
+
+  const endpointOf = (request: FastifyRequest, reply: FastifyReply): A2aEndpoint | undefined => {
+    const agentId = (request.params as { id?: string }).id;
+    if (agentId === undefined) return nodeEndpoint(runtime, init.nodeId, baseUrlOf(request));
+    const endpoint = agentEndpoint(runtime, agentId, baseUrlOf(request));
+    if (endpoint === undefined) {
+      void sendError(
+        reply,
+        new RequestMalformedError(`no local agent ${JSON.stringify(agentId)} on this node`),
+      );
+    }
+    return endpoint;
+  };
+
+  for (const base of ['/a2a', '/agents/:id/a2a']) {
+    const route = (
+      method: 'GET' | 'POST' | 'DELETE',
+      path: string,
+      pick: (request: FastifyRequest) => Operation | undefined,
+    ) => {
+      app.route({
+        method,
+        url: `${base}${path}`,
+        handler: async (request, reply) => {
+          const endpoint = endpointOf(request, reply);
+          if (endpoint === undefined) return reply;
+          const operation = pick(request);
+          if (operation === undefined) {
+            return sendError(reply, new RequestMalformedError(`no A2A operation ${method} ${request.url}`));
+          }
+          return run(request, reply, endpoint, operation);
+        },
+      });
+    };
+    route('POST', '/message::send', () => sendMessage);
+    route('POST', '/message::stream', () => streamMessage);
+    route('GET', '/tasks', () => listTasks);
+    for (const method of ['GET', 'POST'] as const) {
+      route(method, '/tasks/:ref', (request) =>
+        taskOperation(method, (request.params as { ref: string }).ref),
+      );
+    }
+    route('GET', '/extendedAgentCard', () => extendedCard);
+    for (const method of ['GET', 'POST'] as const)
+      route(method, '/tasks/:ref/pushNotificationConfigs', () => noPush);
+    for (const method of ['GET', 'DELETE'] as const) {
+      route(method, '/tasks/:ref/pushNotificationConfigs/:config', () => noPush);
+    }
+  }
+}
