@@ -15,7 +15,13 @@
 // A benchmark measures; it never fails on a figure. Results go to docs/performance.md.
 import { fileURLToPath } from 'node:url';
 import { MCP_NAMES, subjects as baselines } from './node/baselines.js';
-import { esrpEchoCheck, esrpEchoRequest, wsEchoRequest } from './node/plexus.js';
+import {
+  a2aEchoCheck,
+  a2aEchoRequest,
+  esrpEchoCheck,
+  esrpEchoRequest,
+  wsEchoRequest,
+} from './node/plexus.js';
 import { runBench, settingsFromEnv } from './node/runner.js';
 import { measureLogFloor } from './node/log-floor.js';
 import { startServerProcess } from './node/server-process.js';
@@ -23,6 +29,8 @@ import { startServerProcess } from './node/server-process.js';
 /** Row names of the Plexus faces, used by the targets below. */
 export const PLEXUS_HTTP = 'Plexus HTTP POST /v1/execute';
 export const PLEXUS_WS = 'Plexus WS JSON-RPC';
+export const PLEXUS_A2A = 'Plexus A2A JSON-RPC SendMessage';
+const A2A_SDK = 'A2A SDK, JSON-RPC SendMessage';
 
 /** Starts a Plexus node in its own process (see bench/node/servers/plexus-node.js). */
 const plexusNode = () => startServerProcess(new URL('./node/servers/plexus-node.js', import.meta.url));
@@ -54,6 +62,15 @@ export const subjects = [
     path: '/rpc',
     makeRequest: wsEchoRequest,
     note: "JSON-RPC 2.0 `echo.echo` on the node's WebSocket face; checked: result = params",
+  },
+  {
+    name: PLEXUS_A2A,
+    start: plexusNode,
+    client: 'a2a-sdk',
+    path: '/',
+    makeRequest: a2aEchoRequest,
+    check: a2aEchoCheck,
+    note: 'stock A2A ClientFactory client, SendMessage (blocking) naming echo.echo in a data part; each task a job in the SQLite log; checked: COMPLETED, artifact = the payload',
   },
 ];
 
@@ -90,6 +107,12 @@ export const targets = [
     label: '>= 20x the MCP SDK over Streamable HTTP',
     transport: TRANSPORT[subject],
   })),
+  {
+    subject: PLEXUS_A2A,
+    baseline: A2A_SDK,
+    min: 2,
+    label: '>= 2x the A2A SDK server (InMemoryTaskStore), persisting every task',
+  },
   // For scale: how far the bare transports themselves clear the 20x bar in this harness (the
   // ceiling a Plexus face over the same transport and client can approach, never pass).
   ...['node:http echo', 'ws JSON-RPC echo'].map((subject) => ({

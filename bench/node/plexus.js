@@ -61,3 +61,46 @@ export function esrpEchoCheck(request, answer) {
 export function wsEchoRequest(i) {
   return { method: 'echo.echo', params: payload(i) };
 }
+
+/**
+ * A2A v1.0 `SendMessage` params for `echo.echo` on the node's A2A face: a data part naming the
+ * verb with the payload as input (docs/decisions/a2a.md A2A-6). A fresh messageId each time:
+ * a repeated one answers the earlier task (A2A-9) without running.
+ * @param {number} i the request index
+ */
+export function a2aEchoRequest(i) {
+  return {
+    tenant: '',
+    message: {
+      messageId: randomUUID(),
+      contextId: '',
+      taskId: '',
+      role: 1, // ROLE_USER
+      parts: [
+        {
+          content: { $case: 'data', value: { verb: 'echo.echo', input: payload(i) } },
+          metadata: undefined,
+          filename: '',
+          mediaType: '',
+        },
+      ],
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    },
+    configuration: undefined,
+    metadata: undefined,
+  };
+}
+
+/**
+ * The answer to {@link a2aEchoRequest}: a COMPLETED task (state 3) whose first artifact holds
+ * the payload.
+ * @param {any} req @param {any} result @param {number} i
+ */
+export function a2aEchoCheck(req, result, i) {
+  const content = result?.artifacts?.[0]?.parts?.[0]?.content;
+  return (
+    result?.status?.state === 3 && content?.$case === 'data' && isDeepStrictEqual(content.value, payload(i))
+  );
+}

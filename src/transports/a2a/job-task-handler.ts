@@ -36,6 +36,7 @@ import type { InvocationContext, Principal, Runtime } from '../../runtime/index.
 import type { JobEvent } from '../../runtime/jobs/job-events.js';
 import { listTenantOf } from '../../runtime/jobs/job-list-query.js';
 import { visibleToTenant } from '../../runtime/pipeline/tenancy.js';
+import { errorOfAnswer } from '../answer-error.js';
 import { a2aErrorOf, notCancelable, taskNotFound, unsupported } from './a2a-errors.js';
 import { messageCall } from './message-verb.js';
 import {
@@ -164,11 +165,11 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
     });
   }
 
-  /** Submits the job a message asks for. */
-  async function submit(
+  /** The request a message makes, with its invocation context. */
+  async function prepare(
     params: SendMessageRequest,
     caller: A2aCaller,
-  ): Promise<{ job: Job; message: Message }> {
+  ): Promise<{ envelope: Envelope; context: InvocationContext; message: Message }> {
     const sent = params.message;
     if (sent === undefined) throw new RequestMalformedError('params.message is required');
     if (sent.messageId === '') throw new RequestMalformedError('message.messageId is required');
@@ -211,12 +212,34 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
       idempotencyKey: `a2a:${sent.messageId}`,
       idempotencyWindowMs: A2A_MESSAGE_WINDOW_MS,
     };
+    return { envelope, context, message };
+  }
+
+  /** Submits the job a message asks for (a job the caller follows or reads later). */
+  async function submit(
+    params: SendMessageRequest,
+    caller: A2aCaller,
+  ): Promise<{ job: Job; message: Message }> {
+    const { envelope, context, message } = await prepare(params, caller);
     try {
       const { job } = await runtime.submit(envelope, context, { signal: caller.signal });
       return { job, message };
     } catch (error) {
       throw a2aErrorOf(error);
     }
+  }
+
+  /** Runs the job a message asks for to its end (a blocking send: the runtime's sync path). */
+  async function run(params: SendMessageRequest, caller: A2aCaller): Promise<{ job: Job; message: Message }> {
+    const { envelope, context, message } = await prepare(params, caller);
+    let invocation;
+    try {
+      invocation = await runtime.invoke(envelope, context, { signal: caller.signal });
+    } catch (error) {
+      throw a2aErrorOf(error);
+    }
+    if (invocation.job === undefined) throw a2aErrorOf(errorOfAnswer(invocation.envelope));
+    return { job: invocation.job, message };
   }
 
   /** The task and then its updates until it finishes (A2A-7: from the log, none lost or repeated). */
@@ -297,16 +320,14 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
 
     async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
       const caller = callerOf(context);
-      const { job, message } = await submit(params, caller);
       const historyLength = params.configuration?.historyLength;
       const keep = historyLength === undefined ? {} : { historyLength };
-      if (params.configuration?.returnImmediately === true) return taskOf(job, { message, ...keep });
-      try {
-        const done = await runtime.jobs.wait(job.id, { signal: caller.signal });
-        return taskOf(done, { message, ...keep });
-      } catch (error) {
-        throw a2aErrorOf(error, job.id);
+      if (params.configuration?.returnImmediately === true) {
+        const { job, message } = await submit(params, caller);
+        return taskOf(job, { message, ...keep });
       }
+      const { job, message } = await run(params, caller);
+      return taskOf(job, { message, ...keep });
     },
 
     async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext) {

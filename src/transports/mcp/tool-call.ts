@@ -10,7 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { Envelope } from '../../core/envelope.js';
-import { PlexusError, isPlexusErrorCode, toPlexusError } from '../../core/errors.js';
+import { toPlexusError, type PlexusError } from '../../core/errors.js';
+import { errorOfAnswer } from '../answer-error.js';
 import { isJsonObject, type JsonValue } from '../../core/json.js';
 import type { InvocationContext, Principal, Runtime } from '../../runtime/index.js';
 import type { CatalogEntry } from './tool-catalog.js';
@@ -37,15 +38,6 @@ export function toolFailure(error: PlexusError, agentId: string): CallToolResult
     content: [{ type: 'text', text: `${error.code}: ${error.message} (agent ${agentId})` }],
     _meta: { 'plexus/code': error.code, 'plexus/agent': agentId, 'plexus/retryable': error.retryable },
   };
-}
-
-/** The error of an `error` answer envelope. */
-function answerError(answer: Envelope): PlexusError {
-  const data = answer.data;
-  if (isJsonObject(data) && isPlexusErrorCode(data['code']) && typeof data['message'] === 'string') {
-    return new PlexusError(data['code'], data['message']);
-  }
-  return new PlexusError('INTERNAL', 'the agent answered with an error without ErrorData');
 }
 
 /** The success result of `data` for `entry`. */
@@ -131,7 +123,7 @@ export async function callTool(
       caller.progressToken === undefined
         ? (await runtime.invoke(request, context, { signal: caller.signal })).envelope
         : await submitted(runtime, request, context, caller, caller.progressToken);
-    if (answer.kind === 'error') return toolFailure(answerError(answer), answer.from || entry.agentId);
+    if (answer.kind === 'error') return toolFailure(errorOfAnswer(answer), answer.from || entry.agentId);
     return toolSuccess(entry, answer.data);
   } catch (error) {
     return toolFailure(toPlexusError(error), entry.agentId);
