@@ -146,6 +146,11 @@ export const peerSchema = section({
   token: text().optional(),
 });
 
+/** `a2a:`: the A2A face (docs/faces/a2a.md); `push.allowHosts`: webhook hosts push notifications may go to. */
+export const a2aSchema = section({
+  push: section({ allowHosts: list(text()).optional() }).optional(),
+});
+
 /** `tls:`: the certificate and key files (PEM); required on any non-loopback host (D14). */
 export const tlsSchema = section({ cert: text(), key: text() });
 
@@ -402,6 +407,7 @@ export const NODE_CONFIG_SECTIONS = {
   budgets: budgetsSchema,
   fallback_policies: fallbackPoliciesSchema,
   routing: routingSchema,
+  a2a: a2aSchema,
   agents: list(text()),
 } as const;
 

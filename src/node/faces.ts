@@ -38,6 +38,11 @@ export function defaultFaces(init: NodeInit = {}): readonly FaceFactory[] {
     ...(init.payments === undefined ? [] : [paymentFace(init.payments)]),
     wsJsonRpcFace(),
     mcpFace(),
-    a2aFace(),
+    a2aFace({
+      push: {
+        allowLoopback: init.dev === true,
+        ...(init.a2a?.push?.allowHosts === undefined ? {} : { allowHosts: init.a2a.push.allowHosts }),
+      },
+    }),
   ];
 }

@@ -53,6 +53,8 @@ export interface NodeInit {
   readonly payments?: PaymentRoutesInit;
   /** UCAN capability checks on every request (D7). @default off */
   readonly capabilities?: NodeConfig['capabilities'];
+  /** The A2A face: the webhook hosts push notifications may go to (docs/faces/a2a.md). */
+  readonly a2a?: NodeConfig['a2a'];
   /** More agents to host. @default [] */
   readonly agents?: readonly AgentDefinition[];
   /**

@@ -72,7 +72,7 @@ function cardOf(
       { url, protocolBinding: 'JSONRPC', protocolVersion: A2A_PROTOCOL_VERSION },
       { url, protocolBinding: 'HTTP+JSON', protocolVersion: A2A_PROTOCOL_VERSION },
     ],
-    capabilities: { streaming: true, pushNotifications: false },
+    capabilities: { streaming: true, pushNotifications: true },
     securitySchemes: {
       bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', description: 'Plexus API key or UCAN' } },
     },

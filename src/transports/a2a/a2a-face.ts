@@ -7,13 +7,16 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { PlexusError, toPlexusError } from '../../core/errors.js';
 import type { Face, FaceComponents, FaceFactory, FaceServer } from '../face.js';
-import { runtimePrincipal } from '../face-components.js';
+import { runtimePrincipal, silentLogger } from '../face-components.js';
 import { frameworkRefusal } from '../http/framework-errors.js';
 import { registerHttpFaceContext } from '../http/http-face-context.js';
 import { httpFaceScope } from '../http/http-face-scope.js';
 import { authenticateHeaders } from '../ucan-credential.js';
 import { registerA2aCardRoutes } from './card-routes.js';
-import type { A2aCaller } from './job-task-handler.js';
+import type { A2aCaller, JobTaskHandlerInit } from './job-task-handler.js';
+import { PushConfigs } from './push-configs.js';
+import { followPushNotifications } from './push-delivery.js';
+import type { PushTargetPolicy } from './push-target.js';
 import { registerA2aRpcRoutes } from './jsonrpc-routes.js';
 import { registerA2aRestRoutes } from './rest-routes.js';
 
@@ -27,14 +30,23 @@ function refusalBody(refusal: PlexusError): string {
   });
 }
 
+/** Options of {@link a2aFace}. */
+export interface A2aFaceInit {
+  /** Where push notifications may be delivered (A2A-12). @default nowhere: every URL refused */
+  readonly push?: PushTargetPolicy;
+}
+
 /**
  * The A2A face's factory.
  * @example
- * createNode({ faces: [healthFace(), a2aFace()] });
+ * createNode({ faces: [healthFace(), a2aFace({ push: { allowHosts: ['hooks.example.com'] } })] });
  */
-export function a2aFace(): FaceFactory {
+export function a2aFace(init: A2aFaceInit = {}): FaceFactory {
   return (components): Face => {
     const streams = new Set<() => void>();
+    const configs = new PushConfigs(components.log);
+    const push = { configs, policy: init.push ?? {} };
+    const delivering = new AbortController();
     return {
       name: 'a2a',
       async register(server) {
@@ -45,9 +57,22 @@ export function a2aFace(): FaceFactory {
             registerA2aCardRoutes(context, components);
           },
         });
-        await registerRpcContext(components, server, streams);
+        await registerRpcContext(components, server, streams, push);
+      },
+      async start() {
+        await configs.load();
+        void followPushNotifications(
+          {
+            runtime: components.runtime,
+            log: components.log,
+            configs,
+            logger: components.logger ?? silentLogger,
+          },
+          delivering.signal,
+        );
       },
       stop() {
+        delivering.abort();
         for (const end of [...streams]) end();
         return Promise.resolve();
       },
@@ -59,6 +84,7 @@ async function registerRpcContext(
   components: FaceComponents,
   server: FaceServer,
   streams: Set<() => void>,
+  push: NonNullable<JobTaskHandlerInit['push']>,
 ): Promise<void> {
   const { bodyLimitBytes } = server.options;
   const callers = new WeakMap<FastifyRequest, Omit<A2aCaller, 'signal'>>();
@@ -103,6 +129,7 @@ async function registerRpcContext(
       runtime: components.runtime,
       nodeId: components.nodeId,
       bodyLimitBytes,
+      push,
       callerOf: (request: FastifyRequest) => {
         const caller = callers.get(request);
         if (caller === undefined) throw new PlexusError('UNAUTHORIZED', 'the request was not authenticated');

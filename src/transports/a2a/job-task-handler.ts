@@ -11,6 +11,9 @@ import {
   TaskState,
   type AgentCard as SdkAgentCard,
   type CancelTaskRequest,
+  type DeleteTaskPushNotificationConfigRequest,
+  type GetTaskPushNotificationConfigRequest,
+  type ListTaskPushNotificationConfigsRequest,
   type GetTaskRequest,
   type ListTaskPushNotificationConfigsResponse,
   type ListTasksRequest,
@@ -39,17 +42,10 @@ import { visibleToTenant } from '../../runtime/pipeline/tenancy.js';
 import { errorOfAnswer } from '../answer-error.js';
 import { a2aErrorOf, notCancelable, taskNotFound, unsupported } from './a2a-errors.js';
 import { messageCall } from './message-verb.js';
-import {
-  A2A_EXTENSION,
-  agentMessage,
-  artifactsOf,
-  contextIdOf,
-  jobStateOfTask,
-  part,
-  requestMessage,
-  statusOf,
-  taskOf,
-} from './task-of-job.js';
+import { A2A_EXTENSION, jobStateOfTask, requestMessage, taskOf } from './task-of-job.js';
+import { jobStateOfEvent, taskUpdates } from './task-updates.js';
+import type { PushConfig, PushConfigs } from './push-configs.js';
+import { checkPushUrl, type PushTargetPolicy } from './push-target.js';
 
 declare module '../../runtime/context.js' {
   interface FaceNames {
@@ -95,32 +91,8 @@ export interface JobTaskHandlerInit {
   cards(): readonly AgentCard[];
   /** The endpoint's A2A card in the SDK's form. */
   agentCard(): SdkAgentCard;
-}
-
-function jobStateOfEvent(event: JobEvent): JobState | undefined {
-  switch (event.type) {
-    case 'job.submitted':
-      return 'SUBMITTED';
-    case 'job.started':
-    case 'job.retried':
-    case 'job.progress':
-      return 'WORKING';
-    case 'job.completed':
-      return 'COMPLETED';
-    case 'job.failed':
-      return 'FAILED';
-    case 'job.canceled':
-      return 'CANCELED';
-    case 'job.rejected':
-      return 'REJECTED';
-    default:
-      return undefined;
-  }
-}
-
-/** A2A's `StreamResponse` of one payload. */
-function streamOf(payload: NonNullable<StreamResponse['payload']>): StreamResponse {
-  return { payload };
+  /** Push notification configs and where they may point; absent = not supported. */
+  readonly push?: { readonly configs: PushConfigs; readonly policy: PushTargetPolicy };
 }
 
 /**
@@ -257,52 +229,19 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
       throw unsupported(`task ${job.id} has finished (${state}); read it with GetTask`);
     }
     const message = options.message ?? requestMessage(request);
-    const current = finished ? await runtime.jobs.get(job.id, { signal: caller.signal }) : job;
-    yield streamOf({
-      $case: 'task',
-      value: taskOf(current, { state, ...(message === undefined ? {} : { message }) }),
-    });
+    let current = finished ? await runtime.jobs.get(job.id, { signal: caller.signal }) : job;
+    yield {
+      payload: {
+        $case: 'task',
+        value: taskOf(current, { state, ...(message === undefined ? {} : { message }) }),
+      },
+    };
     if (finished) return;
-    const contextId = contextIdOf(job);
-    const status = (s: JobState, j: Job = job, extra?: Message): StreamResponse =>
-      streamOf({
-        $case: 'statusUpdate',
-        value: {
-          taskId: job.id,
-          contextId,
-          status: { ...statusOf(j, s), ...(extra === undefined ? {} : { message: extra }) },
-          metadata: undefined,
-        },
-      });
     for await (const event of runtime.jobs.watch(job.id, { afterSeq: lastSeq, signal: caller.signal })) {
-      const next = jobStateOfEvent(event);
-      if (event.type === 'job.progress') {
-        const progress = isJsonObject(event.data) ? event.data['progress'] : undefined;
-        const note = agentMessage(job.id, contextId, [part({ $case: 'data', value: progress ?? null })], {
-          progress: true,
-        });
-        yield status('WORKING', job, note);
-      } else if (next !== undefined && event.terminal) {
-        const done = await runtime.jobs.get(job.id, { signal: caller.signal });
-        for (const artifact of artifactsOf(done)) {
-          yield streamOf({
-            $case: 'artifactUpdate',
-            value: {
-              taskId: job.id,
-              contextId,
-              artifact,
-              append: false,
-              lastChunk: true,
-              metadata: undefined,
-            },
-          });
-        }
-        yield status(done.state, done);
-        return;
-      } else if (next !== undefined && next !== state) {
-        yield status(next);
-      }
-      if (next !== undefined) state = next;
+      const next = await taskUpdates(runtime, current, event, state, caller.signal);
+      current = next.job;
+      state = next.state;
+      yield* next.updates;
       if (event.terminal) return;
     }
   }
@@ -403,23 +342,89 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
       yield* follow(await visibleJob(params.id, caller), caller, { refuseFinished: true });
     },
 
-    createTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
-      return Promise.reject(noPush());
+    async createTaskPushNotificationConfig(
+      params: TaskPushNotificationConfig,
+      context: ServerCallContext,
+    ): Promise<TaskPushNotificationConfig> {
+      const push = pushOf(init);
+      const caller = callerOf(context);
+      const job = await visibleJob(params.taskId, caller);
+      checkPushUrl(params.url, push.policy);
+      const config: PushConfig = {
+        id: params.id === '' ? randomUUID() : params.id,
+        taskId: job.id,
+        url: params.url,
+        ...(params.token === '' ? {} : { token: params.token }),
+        ...(params.authentication === undefined
+          ? {}
+          : {
+              authentication: {
+                scheme: params.authentication.scheme,
+                credentials: params.authentication.credentials,
+              },
+            }),
+        ...(job.tenantId === undefined ? {} : { tenant: job.tenantId }),
+      };
+      try {
+        await push.configs.set(config, { signal: caller.signal });
+      } catch (error) {
+        throw a2aErrorOf(error);
+      }
+      return sdkConfig(config);
     },
-    getTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
-      return Promise.reject(noPush());
+
+    async getTaskPushNotificationConfig(
+      params: GetTaskPushNotificationConfigRequest,
+      context: ServerCallContext,
+    ): Promise<TaskPushNotificationConfig> {
+      const push = pushOf(init);
+      const job = await visibleJob(params.taskId, callerOf(context));
+      const config = push.configs.of(job.id).find((c) => c.id === params.id);
+      if (config === undefined) throw taskNotFound(`${job.id}/pushNotificationConfigs/${params.id}`);
+      return sdkConfig(config);
     },
-    listTaskPushNotificationConfigs(): Promise<ListTaskPushNotificationConfigsResponse> {
-      return Promise.reject(noPush());
+
+    async listTaskPushNotificationConfigs(
+      params: ListTaskPushNotificationConfigsRequest,
+      context: ServerCallContext,
+    ): Promise<ListTaskPushNotificationConfigsResponse> {
+      const push = pushOf(init);
+      const job = await visibleJob(params.taskId, callerOf(context));
+      return { configs: push.configs.of(job.id).map(sdkConfig), nextPageToken: '' };
     },
-    deleteTaskPushNotificationConfig(): Promise<void> {
-      return Promise.reject(noPush());
+
+    async deleteTaskPushNotificationConfig(
+      params: DeleteTaskPushNotificationConfigRequest,
+      context: ServerCallContext,
+    ): Promise<void> {
+      const push = pushOf(init);
+      const caller = callerOf(context);
+      const job = await visibleJob(params.taskId, caller);
+      const config = push.configs.of(job.id).find((c) => c.id === params.id);
+      if (config === undefined) throw taskNotFound(`${job.id}/pushNotificationConfigs/${params.id}`);
+      await push.configs.delete(config, { signal: caller.signal });
     },
   };
 }
 
+function sdkConfig(config: PushConfig): TaskPushNotificationConfig {
+  return {
+    tenant: '',
+    id: config.id,
+    taskId: config.taskId,
+    url: config.url,
+    token: config.token ?? '',
+    authentication: config.authentication === undefined ? undefined : { ...config.authentication },
+  };
+}
+
+function pushOf(init: JobTaskHandlerInit): NonNullable<JobTaskHandlerInit['push']> {
+  if (init.push === undefined) throw noPush();
+  return init.push;
+}
+
 function noPush(): Error {
   return new PushNotificationNotSupportedError(
-    'this node does not deliver push notifications yet (its card says pushNotifications: false); use SubscribeToTask',
+    'this endpoint does not deliver push notifications (its card says pushNotifications: false); use SubscribeToTask',
   );
 }

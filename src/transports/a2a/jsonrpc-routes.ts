@@ -16,7 +16,7 @@ import { toPlexusError } from '../../core/errors.js';
 import type { Runtime } from '../../runtime/index.js';
 import { a2aCallContext } from './a2a-call-context.js';
 import { agentEndpoint, baseUrlOf, nodeEndpoint, type A2aEndpoint } from './a2a-endpoint.js';
-import { jobTaskHandler, type A2aCaller } from './job-task-handler.js';
+import { jobTaskHandler, type A2aCaller, type JobTaskHandlerInit } from './job-task-handler.js';
 
 /** The request header naming the A2A protocol version. */
 export const A2A_VERSION_HEADER = 'a2a-version';
@@ -26,6 +26,8 @@ export interface A2aRpcRoutesInit {
   readonly runtime: Runtime;
   readonly nodeId: string;
   readonly bodyLimitBytes: number;
+  /** Push notification configs and their policy (absent: not supported). */
+  readonly push?: JobTaskHandlerInit['push'];
   /** The authenticated caller of `request`, less its signal (set by the face's hook). */
   callerOf(request: FastifyRequest): Omit<A2aCaller, 'signal'>;
   /** Tracks an open stream so the face can end it when it stops; returns the untrack function. */
@@ -146,6 +148,7 @@ export function registerA2aRpcRoutes(app: FastifyInstance, init: A2aRpcRoutesIni
         runtime,
         cards: () => endpoint.cards(),
         agentCard: () => SdkAgentCardCodec.fromJSON(endpoint.card()),
+        ...(init.push === undefined ? {} : { push: init.push }),
       }),
     );
     const rpc = body as Record<string, unknown>;

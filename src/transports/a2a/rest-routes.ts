@@ -30,7 +30,7 @@ import type { Runtime } from '../../runtime/index.js';
 import { a2aErrorOf } from './a2a-errors.js';
 import { a2aCallContext } from './a2a-call-context.js';
 import { agentEndpoint, baseUrlOf, nodeEndpoint, type A2aEndpoint } from './a2a-endpoint.js';
-import { jobTaskHandler, type A2aCaller } from './job-task-handler.js';
+import { jobTaskHandler, type A2aCaller, type JobTaskHandlerInit } from './job-task-handler.js';
 import { A2A_VERSION_HEADER } from './jsonrpc-routes.js';
 
 /** The media type of REST answers (A2A §11). */
@@ -41,6 +41,8 @@ export interface A2aRestRoutesInit {
   readonly runtime: Runtime;
   readonly nodeId: string;
   readonly bodyLimitBytes: number;
+  /** Push notification configs and their policy (absent: not supported). */
+  readonly push?: JobTaskHandlerInit['push'];
   /** The authenticated caller of `request`, less its signal (set by the face's hook). */
   callerOf(request: FastifyRequest): Omit<A2aCaller, 'signal'>;
   /** Tracks an open stream so the face can end it when it stops; returns the untrack function. */
@@ -233,6 +235,7 @@ export function registerA2aRestRoutes(app: FastifyInstance, init: A2aRestRoutesI
       runtime,
       cards: () => endpoint.cards(),
       agentCard: () => SdkAgentCardCodec.fromJSON(endpoint.card()),
+      ...(init.push === undefined ? {} : { push: init.push }),
     });
     let answer;
     try {

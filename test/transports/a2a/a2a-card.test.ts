@@ -69,7 +69,7 @@ describe('A2A agent cards', () => {
       { url: `${node.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: A2A_PROTOCOL_VERSION },
       { url: `${node.url}/a2a`, protocolBinding: 'HTTP+JSON', protocolVersion: A2A_PROTOCOL_VERSION },
     ]);
-    expect(card.capabilities).toEqual({ streaming: true, pushNotifications: false });
+    expect(card.capabilities).toEqual({ streaming: true, pushNotifications: true });
     const listed = (await (await fetch(`${node.url}/agents?origin=local`)).json()) as {
       agents: ListedAgent[];
     };
