@@ -6,7 +6,7 @@
  * job's artifacts, then its final status.
  */
 import type { StreamResponse } from '@a2a-js/sdk';
-import { isJsonObject, type JsonValue } from '../../core/json.js';
+import { isJsonObject } from '../../core/json.js';
 import type { Job, JobState } from '../../core/records/job.js';
 import type { Runtime } from '../../runtime/index.js';
 import type { JobEvent } from '../../runtime/jobs/job-events.js';
