@@ -149,6 +149,15 @@ export const peerSchema = section({
 /** `a2a:`: the A2A face (docs/faces/a2a.md); `push.allowHosts`: webhook hosts push notifications may go to. */
 export const a2aSchema = section({
   push: section({ allowHosts: list(text()).optional() }).optional(),
+  /** A2A agents the node hosts as bridge agents (docs/faces/a2a.md). */
+  agents: list(
+    section({
+      name: text(),
+      url: httpUrl,
+      authorization: text().optional(),
+      unsigned: z.literal('allow').optional(),
+    }),
+  ).optional(),
 });
 
 /** `tls:`: the certificate and key files (PEM); required on any non-loopback host (D14). */

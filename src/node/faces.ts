@@ -12,6 +12,7 @@ import { paymentFace } from '../transports/http/payment-face.js';
 import { peerFace } from '../transports/peer/peer-face.js';
 import { mcpFace } from '../transports/mcp/mcp-face.js';
 import { a2aFace } from '../transports/a2a/a2a-face.js';
+import { a2aBridgeFace } from '../transports/a2a-bridge/a2a-bridge-face.js';
 import { wsJsonRpcFace } from '../transports/ws-jsonrpc/ws-jsonrpc-face.js';
 import type { NodeInit } from './node-init.js';
 
@@ -44,5 +45,8 @@ export function defaultFaces(init: NodeInit = {}): readonly FaceFactory[] {
         ...(init.a2a?.push?.allowHosts === undefined ? {} : { allowHosts: init.a2a.push.allowHosts }),
       },
     }),
+    ...(init.a2a?.agents === undefined || init.a2a.agents.length === 0
+      ? []
+      : [a2aBridgeFace({ agents: init.a2a.agents })]),
   ];
 }
