@@ -27,6 +27,7 @@ import {
 } from '@a2a-js/sdk';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import {
+  ContentTypeNotSupportedError,
   ExtendedAgentCardNotConfiguredError,
   PushNotificationNotSupportedError,
   RequestMalformedError,
@@ -53,6 +54,9 @@ declare module '../../runtime/context.js' {
     readonly a2a: true;
   }
 }
+
+/** The media types a message part may declare (the cards' `defaultInputModes`). */
+const ACCEPTED_MEDIA_TYPES: readonly string[] = ['application/json', 'text/plain'];
 
 /** The face name A2A calls carry in the runtime and the log. */
 export const A2A_FACE = 'a2a';
@@ -152,6 +156,15 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
           ? `task ${job.id} has finished (${job.state}) and takes no more messages; send a new message without taskId`
           : `task ${job.id} is ${job.state} and does not wait for input`,
       );
+    }
+    const unsupportedPart = sent.parts.find(
+      (p) => p.mediaType !== '' && !ACCEPTED_MEDIA_TYPES.includes(p.mediaType.split(';')[0]?.trim() ?? ''),
+    );
+    if (unsupportedPart !== undefined) {
+      throw new ContentTypeNotSupportedError({
+        message: `parts of type ${unsupportedPart.mediaType} are not accepted; send ${ACCEPTED_MEDIA_TYPES.join(' or ')}`,
+        metadata: { plexusCode: 'INVALID_PARAMS' },
+      });
     }
     const { principal } = caller;
     let call;

@@ -268,6 +268,13 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('A2A %s binding', (binding) => 
       }),
     );
     expect(answer.json.error?.code).toBe(-32602);
+    const rawPart = {
+      content: { $case: 'raw' as const, value: Buffer.from('tck') },
+      metadata: undefined,
+      filename: '',
+      mediaType: 'application/x-unsupported',
+    };
+    await expect(client.sendMessage(send(message([rawPart])))).rejects.toThrow(/not accepted/);
     const task = asTask(await client.sendMessage(send(message([textPart('still here')]))));
     expect(resultData(task)).toEqual({ said: 'still here' });
   });
