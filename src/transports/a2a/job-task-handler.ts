@@ -28,7 +28,6 @@ import {
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import {
   ContentTypeNotSupportedError,
-  ExtendedAgentCardNotConfiguredError,
   PushNotificationNotSupportedError,
   RequestMalformedError,
 } from '@a2a-js/sdk/errors';
@@ -263,11 +262,8 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
     getAgentCard: () => Promise.resolve(init.agentCard()),
 
     getAuthenticatedExtendedAgentCard() {
-      return Promise.reject(
-        new ExtendedAgentCardNotConfiguredError(
-          'this node has no extended agent card: its public card is complete',
-        ),
-      );
+      // the cards declare no extended card (capabilities.extendedAgentCard absent): A2A §3.3.4
+      return Promise.reject(unsupported('this node has no extended agent card: its public card is complete'));
     },
 
     async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
@@ -345,7 +341,11 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
         (job) => afterMs === undefined || Date.parse(job.timing.updatedAt ?? job.timing.createdAt) > afterMs,
       );
       const tasks = await Promise.all(
-        jobs.map((job) => taskWithHistory(job, caller, params.historyLength ?? 0)),
+        jobs.map(async (job) => {
+          const task = await taskWithHistory(job, caller, params.historyLength ?? 0);
+          // A2A §3.1.4: without includeArtifacts the artifacts are left out
+          return params.includeArtifacts === true ? task : { ...task, artifacts: [] };
+        }),
       );
       return { tasks, nextPageToken: page.nextCursor ?? '', pageSize, totalSize: tasks.length };
     },
