@@ -11,6 +11,7 @@ import { healthFace } from '../transports/http/health-face.js';
 import { paymentFace } from '../transports/http/payment-face.js';
 import { peerFace } from '../transports/peer/peer-face.js';
 import { mcpFace } from '../transports/mcp/mcp-face.js';
+import { meshFace } from '../transports/mesh/mesh-face.js';
 import { wsJsonRpcFace } from '../transports/ws-jsonrpc/ws-jsonrpc-face.js';
 import type { NodeInit } from './node-init.js';
 
@@ -36,5 +37,6 @@ export function defaultFaces(init: NodeInit = {}): readonly FaceFactory[] {
     ...(init.payments === undefined ? [] : [paymentFace(init.payments)]),
     wsJsonRpcFace(),
     mcpFace(),
+    ...(init.mesh?.enabled === true ? [meshFace(init.mesh)] : []),
   ];
 }
