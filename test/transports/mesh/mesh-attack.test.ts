@@ -58,7 +58,7 @@ describe('a malicious mesh peer', () => {
   it('has every forged message rejected, loses score, and cannot stop honest gossip', async () => {
     const hub = await meshNode({});
     const hubStatus = await status(hub);
-    const hubAddress = `${hubStatus.addresses[0] ?? ''}`;
+    const hubAddress = hubStatus.addresses[0] ?? '';
     const hubId = hubStatus.peerId;
 
     const harnessKey: Ed25519KeyPair = generateKeyPair();
