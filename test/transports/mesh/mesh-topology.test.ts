@@ -13,6 +13,7 @@ import { readKeyFile } from '../../../src/security/index.js';
 import { MESH_PEER_EXTENSION } from '../../../src/transports/mesh/capability-gossip.js';
 import { readKnownPeers } from '../../../src/transports/mesh/known-peers.js';
 import type { MeshStatus } from '../../../src/transports/mesh/mesh-node.js';
+import { runCli } from '../../cli/run-cli.js';
 import { agent } from '../../runtime/helpers.js';
 import { until } from '../../support/until.js';
 
@@ -107,6 +108,13 @@ describe('the mesh on an in-process topology', () => {
     expect(s.peers.map((p) => p.peerId).sort()).toEqual([peerIds[1], peerIds[2]].sort());
     for (const p of s.peers) expect(p.latencyMs === null || p.latencyMs >= 0).toBe(true);
     expect(s.topics.map((t) => t.topic)).toContain(`hyperspace/capabilities/${s.peerId}`);
+    // `plexus mesh status` prints the same.
+    const run = await runCli(['mesh', 'status', '--node', hub.url]);
+    expect(run.code).toBe(0);
+    expect(run.out).toContain(`peer id   ${s.peerId}`);
+    expect(run.out).toContain(`topic     hyperspace/capabilities/${s.peerId}`);
+    const json = await runCli(['mesh', 'status', '--node', hub.url, '--json']);
+    expect((JSON.parse(json.out) as MeshStatus).peerId).toBe(s.peerId);
   });
 
   it('never lets a remote card replace a local one', async () => {
@@ -162,5 +170,37 @@ describe('the mesh on an in-process topology', () => {
       what: 'the restarted node to reconnect from its known peers',
       limitMs: 15_000,
     });
+  });
+});
+
+describe('mesh configuration', () => {
+  it('reads mesh: from plexus.yaml and refuses unknown or bad settings by name', async () => {
+    const { parseNodeConfigText: parseNodeConfig } = await import('../../../src/node/index.js');
+    const config = parseNodeConfig(
+      'mesh:\n  enabled: true\n  heartbeatMs: 1000\n  bootstrap: [/ip4/127.0.0.1/tcp/1]\n',
+    );
+    expect(config.mesh).toEqual({ enabled: true, heartbeatMs: 1000, bootstrap: ['/ip4/127.0.0.1/tcp/1'] });
+    expect(() => parseNodeConfig('mesh:\n  heartbeat: 1000\n')).toThrow(/heartbeat/);
+    expect(() => parseNodeConfig('mesh:\n  ttlMs: -1\n')).toThrow(/ttlMs/);
+  });
+
+  it('turns the mesh on with plexus start --mesh, keeping the file’s mesh settings', async () => {
+    const { startNodeInit } = await import('../../../src/cli/commands/start.js');
+    const { capturedIo } = await import('../../../src/cli/io.js');
+    const io = capturedIo();
+    expect(startNodeInit(io, {}, { mesh: true }).mesh).toEqual({ enabled: true });
+    expect(startNodeInit(io, { mesh: { ttlMs: 1000 } }, { mesh: true }).mesh).toEqual({
+      enabled: true,
+      ttlMs: 1000,
+    });
+    expect(startNodeInit(io, {}, {}).mesh).toBeUndefined();
+  });
+
+  it('answers GET /v1/mesh with 404 on a node without the mesh', async () => {
+    const dataDir = tempDir();
+    const node = createNode({ dataDir, port: 0, dev: true, primitives: false });
+    await node.start();
+    cleanups.push(() => node.stop({ drainMs: 0 }));
+    expect((await fetch(`${node.url}/v1/mesh`)).status).toBe(404);
   });
 });
