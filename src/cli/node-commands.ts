@@ -1,20 +1,22 @@
-/** The commands that run or talk to a node: start, call, jobs, agents, token, replay. */
+/** The commands that run or talk to a node: start, call, jobs, agents, mesh, token, replay. */
 import type { Command } from 'commander';
 import { registerAgents } from './commands/agents.js';
 import { registerCall } from './commands/call.js';
 import { registerJobs } from './commands/jobs.js';
+import { registerMesh } from './commands/mesh.js';
 import { registerReplay } from './commands/replay.js';
 import { registerStart } from './commands/start.js';
 import { registerToken } from './commands/token.js';
 import type { CliIo } from './io.js';
 import type { CommandOutcome } from './main.js';
 
-/** Registers `start`, `call`, `jobs`, `agents`, `token` and `replay` on `program`. */
+/** Registers `start`, `call`, `jobs`, `agents`, `mesh`, `token` and `replay` on `program`. */
 export function registerNodeCommands(program: Command, io: CliIo, outcome: CommandOutcome): void {
   registerStart(program, io);
   registerCall(program, io);
   registerJobs(program, io);
   registerAgents(program, io);
+  registerMesh(program, io);
   registerToken(program, io);
   registerReplay(program, io, outcome);
 }

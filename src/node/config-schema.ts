@@ -388,6 +388,19 @@ export const routingSchema = section(
   },
 );
 
+// ---- mesh --------------------------------------------------------------------------------
+
+/** `mesh:`: the libp2p peer of the node (docs/mesh.md, docs/decisions/mesh.md). */
+export const meshSchema = section({
+  enabled: flag().optional(),
+  listen: list(text()).optional(),
+  announce: list(text()).optional(),
+  bootstrap: list(text()).optional(),
+  heartbeatMs: whole(100, 3_600_000).optional(),
+  ttlMs: whole(200, 86_400_000).optional(),
+  maxMessageBytes: whole(1024, 4 * 1024 * 1024).optional(),
+});
+
 // ---- the file ----------------------------------------------------------------------------
 
 /**
@@ -418,6 +431,7 @@ export const NODE_CONFIG_SECTIONS = {
   routing: routingSchema,
   a2a: a2aSchema,
   agents: list(text()),
+  mesh: meshSchema,
 } as const;
 
 type Sections = typeof NODE_CONFIG_SECTIONS;
@@ -464,6 +478,8 @@ export type AuthConfig = DeepReadonly<z.output<typeof authSchema>>;
 export type BudgetsConfig = DeepReadonly<z.output<typeof budgetsSchema>>;
 /** The supervision tree. */
 export type SupervisionConfig = DeepReadonly<z.output<typeof supervisionSchema>>;
+/** `mesh:` of the file (docs/mesh.md). */
+export type MeshConfig = DeepReadonly<z.output<typeof meshSchema>>;
 /** Fallback policies, per-verb selection, target groups, queue-for-sync bounds (docs/routing.md). */
 export type RoutingConfig = NonNullable<NodeConfig['routing']>;
 

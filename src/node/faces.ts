@@ -13,6 +13,7 @@ import { peerFace } from '../transports/peer/peer-face.js';
 import { mcpFace } from '../transports/mcp/mcp-face.js';
 import { a2aFace } from '../transports/a2a/a2a-face.js';
 import { a2aBridgeFace } from '../transports/a2a-bridge/a2a-bridge-face.js';
+import { meshFace } from '../transports/mesh/mesh-face.js';
 import { wsJsonRpcFace } from '../transports/ws-jsonrpc/ws-jsonrpc-face.js';
 import type { NodeInit } from './node-init.js';
 
@@ -48,5 +49,6 @@ export function defaultFaces(init: NodeInit = {}): readonly FaceFactory[] {
     ...(init.a2a?.agents === undefined || init.a2a.agents.length === 0
       ? []
       : [a2aBridgeFace({ agents: init.a2a.agents })]),
+    ...(init.mesh?.enabled === true ? [meshFace(init.mesh)] : []),
   ];
 }

@@ -83,6 +83,8 @@ export interface NodeInit {
   readonly trustedPeers?: AuthConfig['trustedPeers'];
   /** How often peers' agent lists are polled, ms. @default 10000 */
   readonly peerPollMs?: NodeConfig['peerPollMs'];
+  /** The node's libp2p mesh peer (docs/mesh.md); on when `enabled` is true. @default off */
+  readonly mesh?: NodeConfig['mesh'];
   /** How long an agent registered by an Emergence HELLO without an endpoint stays registered, ms. @default 300000 */
   readonly helloTtlMs?: NodeConfig['helloTtlMs'];
   /** The largest request body, bytes. @default 1048576 */

@@ -328,6 +328,8 @@ export function createNode(init: NodeInit = {}): Node {
           kid: key.identity.did,
           sign: (data) => cryptoSign(null, data, key.key.privateKeyObject),
         },
+        nodeSecret: () => new Uint8Array(key.key.secretKey),
+        dataDir: options.dataDir,
         logger,
         ...(capabilities === undefined ? {} : { capabilities: capabilities.gate }),
       };

@@ -42,6 +42,14 @@ export interface FaceComponents {
   readonly capabilities?: CapabilityGate;
   /** Signs with the node key (docs/decisions/a2a.md A2A-4). Absent = cards are unsigned. */
   readonly nodeSigner?: NodeSigner;
+  /**
+   * The node key's 32-byte Ed25519 secret (RFC 8032 seed), for the one face that must run the
+   * key itself: the mesh face, whose libp2p peer identity is the node key (D2;
+   * docs/decisions/mesh.md MESH-2). Other faces sign through `nodeSigner`. Absent = no mesh.
+   */
+  readonly nodeSecret?: () => Uint8Array;
+  /** The node's data directory, for faces that keep a file of their own (the mesh's known peers). */
+  readonly dataDir?: string;
   /** Where faces log. @default silentLogger */
   readonly logger?: Logger;
 }

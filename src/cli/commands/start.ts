@@ -39,6 +39,8 @@ export interface StartOptions {
   readonly dev?: boolean;
   readonly demo?: boolean;
   readonly memory?: boolean;
+  /** `--mesh`: run the libp2p mesh peer (the `mesh:` section, enabled). */
+  readonly mesh?: boolean;
   readonly drainMs?: string;
   readonly verbose?: boolean;
   /** Agent modules (`--agent FILE`, repeatable). */
@@ -83,6 +85,7 @@ export function startNodeInit(io: CliIo, config: NodeConfig, opts: StartOptions)
   if (opts.dev === true) flags.dev = true;
   if (opts.demo === true) flags.demo = true;
   if (opts.memory === true) flags.store = 'memory';
+  if (opts.mesh === true) flags.mesh = { ...config.mesh, enabled: true };
   if (opts.drainMs !== undefined) flags.drainMs = wholeNumber('--drain-ms', opts.drainMs, 3_600_000);
   const init = nodeInitFromConfig(config, flags);
   return { ...init, dataDir: resolve(io.cwd, init.dataDir ?? '.plexus') };
@@ -174,6 +177,7 @@ export function registerStart(program: Command, io: CliIo): void {
     .option('--dev', 'dev mode: on loopback, requests need no credentials')
     .option('--demo', 'register the demo agents (echo, summariser, evaluator, slow job)')
     .option('--memory', 'keep the event log in memory (nothing survives a restart)')
+    .option('--mesh', 'run the libp2p mesh peer with the mesh: settings or their defaults (docs/mesh.md)')
     .option(
       '--agent <file>',
       'host the SDK agents this ES module exports (repeatable; see docs/sdk.md)',

@@ -1,0 +1,84 @@
+/**
+ * The topic validator of the mesh (seed 003 §7.2, D3): every gossip message is a signed
+ * envelope for the topic it travels on. A message is rejected — which lowers its sender's
+ * gossipsub score on topics with score parameters — when it is too large, on a topic that is
+ * not one of the six, not JSON, malformed, signed for another domain (`dom` ≠ topic), signed
+ * outside the time window, a nonce seen before, signed by a key that `from` does not name,
+ * signed by another key than the gossip message's originator, or on a capability topic of
+ * another peer.
+ */
+import { toPlexusError } from '../../core/errors.js';
+import type { EnvelopeVerifier, KeyIdentity, SignedEnvelope } from '../../security/index.js';
+import { isMeshTopic, topicPublisher } from './mesh-topics.js';
+
+/** The verdict on one gossip message. */
+export type GossipVerdict =
+  | {
+      readonly result: 'accept';
+      readonly envelope: SignedEnvelope;
+      readonly signer: KeyIdentity;
+    }
+  | { readonly result: 'reject'; readonly code: string; readonly reason: string };
+
+/** Options of {@link gossipValidator}. */
+export interface GossipValidatorInit {
+  /** Checks signature, domain, window and nonce (a verifier of the mesh's own). */
+  readonly verifier: EnvelopeVerifier;
+  /** The largest message accepted, bytes. */
+  readonly maxMessageBytes: number;
+}
+
+/** Judges gossip messages. */
+export interface GossipValidator {
+  /**
+   * The verdict on `data` received on `topic`, originated (gossipsub `from`) by `origin`, a
+   * PeerId. Never throws.
+   */
+  validate(topic: string, data: Uint8Array, origin: string): GossipVerdict;
+}
+
+const reject = (code: string, reason: string): GossipVerdict => ({ result: 'reject', code, reason });
+
+/**
+ * Creates the validator.
+ *
+ * @example
+ * const v = gossipValidator({ verifier: envelopeVerifier(), maxMessageBytes: 65536 });
+ * v.validate('hyperspace/crdt/sync/memory', bytes, '12D3KooW…');
+ */
+export function gossipValidator(init: GossipValidatorInit): GossipValidator {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  return {
+    validate(topic, data, origin) {
+      if (data.byteLength > init.maxMessageBytes) {
+        return reject(
+          'PAYLOAD_TOO_LARGE',
+          `message of ${data.byteLength} bytes is over the ${init.maxMessageBytes}-byte limit`,
+        );
+      }
+      if (!isMeshTopic(topic)) return reject('INVALID_PARAMS', `"${topic}" is not a Hyperspace topic`);
+      let value: unknown;
+      try {
+        value = JSON.parse(decoder.decode(data));
+      } catch {
+        return reject('PARSE_ERROR', 'message is not UTF-8 JSON');
+      }
+      let signer: KeyIdentity;
+      let envelope: SignedEnvelope;
+      try {
+        ({ signer, envelope } = init.verifier.verify(value, topic));
+      } catch (error) {
+        const failure = toPlexusError(error);
+        return reject(failure.code, failure.message);
+      }
+      if (signer.peerId !== origin) {
+        return reject('SIGNER_MISMATCH', `envelope signed by ${signer.peerId}, gossiped as from ${origin}`);
+      }
+      const publisher = topicPublisher(topic);
+      if (publisher !== undefined && publisher !== signer.peerId) {
+        return reject('SIGNER_MISMATCH', `only ${publisher} may publish on ${topic}, not ${signer.peerId}`);
+      }
+      return { result: 'accept', envelope, signer };
+    },
+  };
+}

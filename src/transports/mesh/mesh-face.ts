@@ -1,0 +1,38 @@
+/**
+ * The mesh face (issue 15; docs/mesh.md): the node's libp2p peer, started once the node
+ * listens and stopped with it, and `GET /v1/mesh` — the peer id, addresses, connected peers
+ * with latency and score, and each topic's mesh size. The route is authenticated like every
+ * other (D14) and answers in the ESRP error form.
+ */
+import type { FaceFactory } from '../face.js';
+import { httpFaceScope } from '../http/http-face-scope.js';
+import { registerHttpFaceContext } from '../http/http-face-context.js';
+import { meshNode, type MeshOptions } from './mesh-node.js';
+
+/** The path of the mesh status. */
+export const MESH_STATUS_PATH = '/v1/mesh';
+
+/**
+ * The mesh face's factory.
+ * @example
+ * createNode({ faces: [...defaultFaces(init), meshFace({ bootstrap: ['/ip4/127.0.0.1/tcp/4001/p2p/12D3KooW…'] })] });
+ */
+export function meshFace(options: MeshOptions = {}): FaceFactory {
+  return (components) => {
+    const mesh = meshNode(components, options);
+    return {
+      name: 'mesh',
+      register(server) {
+        const scope = httpFaceScope(components, server);
+        return registerHttpFaceContext(server.http, scope, {
+          authenticate: true,
+          routes: (context) => {
+            context.get(MESH_STATUS_PATH, { config: { face: 'esrp' } }, async () => mesh.status());
+          },
+        });
+      },
+      start: () => mesh.start(),
+      stop: () => mesh.stop(),
+    };
+  };
+}

@@ -1,0 +1,328 @@
+/**
+ * The mesh of one node (issue 15 items 1–3): its libp2p peer, the gossip topics it serves
+ * with their validator and score parameters, capability gossip, bootstrap and known peers.
+ * Made by the mesh face; started once the node listens, stopped with it.
+ */
+import { PlexusError, toPlexusError } from '../../core/errors.js';
+import type { JsonValue } from '../../core/json.js';
+import { silentLogger } from '../../core/logger.js';
+import { RUNTIME_EVENTS } from '../../runtime/index.js';
+import {
+  envelopeVerifier,
+  identityFromPublicKey,
+  keyPairFromSeed,
+  signEnvelope,
+  type Ed25519KeyPair,
+} from '../../security/index.js';
+import type { FaceComponents } from '../face-components.js';
+import { capabilityGossip, type CapabilityGossip, type CapabilityMessage } from './capability-gossip.js';
+import { gossipValidator, type GossipValidator } from './gossip-validator.js';
+import { readKnownPeers, rememberPeer, writeKnownPeers, type KnownPeer } from './known-peers.js';
+import type { MeshLibp2p } from './mesh-peer.js';
+import { scoreTopic } from './mesh-scoring.js';
+import { CAPABILITIES_PREFIX, capabilitiesTopic, isMeshTopic } from './mesh-topics.js';
+
+/** The options of the mesh (the `mesh:` section of plexus.yaml). */
+export interface MeshOptions {
+  /** Listen multiaddrs. @default ['/ip4/127.0.0.1/tcp/0'] */
+  readonly listen?: readonly string[];
+  /** Addresses to announce instead of the listen addresses. @default [] */
+  readonly announce?: readonly string[];
+  /** Peers dialled at start (multiaddrs ending in `/p2p/<peerId>`). @default [] */
+  readonly bootstrap?: readonly string[];
+  /** Capability heartbeat, ms. @default 30000 */
+  readonly heartbeatMs?: number;
+  /** A remote card not refreshed within this is removed, ms. @default 300000 */
+  readonly ttlMs?: number;
+  /** The largest gossip message, bytes. @default 65536 */
+  readonly maxMessageBytes?: number;
+}
+
+/** The defaults of {@link MeshOptions}. */
+export const MESH_DEFAULTS = {
+  listen: ['/ip4/127.0.0.1/tcp/0'],
+  heartbeatMs: 30_000,
+  ttlMs: 300_000,
+  maxMessageBytes: 64 * 1024,
+} as const;
+
+/** The topics the node subscribes to besides capability topics. */
+export const STATIC_TOPICS = ['hyperspace/crdt/sync/memory'] as const;
+
+/** One connected peer, as `GET /v1/mesh` shows it. */
+export interface MeshPeerStatus {
+  readonly peerId: string;
+  readonly addresses: readonly string[];
+  /** Round-trip time of a ping now, ms; null when the ping failed. */
+  readonly latencyMs: number | null;
+  /** Its gossipsub score on this node. */
+  readonly score: number;
+}
+
+/** What `GET /v1/mesh` shows. */
+export interface MeshStatus {
+  readonly peerId: string;
+  readonly addresses: readonly string[];
+  readonly peers: readonly MeshPeerStatus[];
+  readonly topics: readonly { readonly topic: string; readonly meshPeers: number }[];
+  /** Gossip messages the validator accepted since start. */
+  readonly accepted: number;
+  /** Gossip messages the validator rejected since start. */
+  readonly rejected: number;
+}
+
+/** What gossipsub 17's class has beside its interface: scores and mesh membership. */
+interface GossipsubIntrospection {
+  getScore(peerId: string): number;
+  getMeshPeers(topic: string): string[];
+}
+
+/** The running mesh. */
+export interface MeshNode {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** @throws PlexusError `UNAVAILABLE` when not started. */
+  status(): Promise<MeshStatus>;
+  /** This node's PeerId (known before start). */
+  readonly peerId: string | undefined;
+}
+
+/** Creates the mesh of a node from its face components. */
+export function meshNode(components: FaceComponents, options: MeshOptions = {}): MeshNode {
+  const logger = components.logger ?? silentLogger;
+  const heartbeatMs = options.heartbeatMs ?? MESH_DEFAULTS.heartbeatMs;
+  const ttlMs = options.ttlMs ?? MESH_DEFAULTS.ttlMs;
+  const maxMessageBytes = options.maxMessageBytes ?? MESH_DEFAULTS.maxMessageBytes;
+  let peer: MeshLibp2p | undefined;
+  let key: Ed25519KeyPair | undefined;
+  let peerId: string | undefined;
+  let lifetime = new AbortController();
+  const timers: NodeJS.Timeout[] = [];
+  const background = new Set<Promise<unknown>>();
+  const subscribed = new Set<string>();
+  let rejected = 0;
+  let accepted = 0;
+  let known: KnownPeer[] = [];
+  let gossip: CapabilityGossip | undefined;
+  let validator: GossipValidator | undefined;
+
+  const track = (work: Promise<unknown>): void => {
+    const p = work.catch((error: unknown) => {
+      if (!lifetime.signal.aborted) logger.warn({ err: toPlexusError(error).message }, 'mesh task failed');
+    });
+    background.add(p);
+    void p.finally(() => background.delete(p));
+  };
+
+  /** Runs `work` at most once at a time; a request while it runs runs it once more after. */
+  const coalesced = (work: () => Promise<void>): (() => void) => {
+    let running = false;
+    let again = false;
+    const run = (): void => {
+      if (running) {
+        again = true;
+        return;
+      }
+      running = true;
+      track(
+        work().finally(() => {
+          running = false;
+          if (again && !lifetime.signal.aborted) {
+            again = false;
+            run();
+          }
+        }),
+      );
+    };
+    return run;
+  };
+
+  async function publishOn(topic: string, message: CapabilityMessage): Promise<void> {
+    if (peer === undefined || key === undefined || lifetime.signal.aborted) return;
+    const signed = signEnvelope(message as unknown as JsonValue, { key, domain: topic, from: 'peerId' });
+    const bytes = new TextEncoder().encode(JSON.stringify(signed));
+    if (bytes.byteLength > maxMessageBytes) {
+      logger.warn(
+        { topic, bytes: bytes.byteLength, maxMessageBytes },
+        'capability message over mesh.maxMessageBytes not sent; raise the limit',
+      );
+      return;
+    }
+    await peer.services.pubsub.publish(topic, bytes);
+  }
+
+  function subscribe(topic: string): void {
+    if (peer === undefined || subscribed.has(topic) || !isMeshTopic(topic)) return;
+    subscribed.add(topic);
+    const { pubsub } = peer.services;
+    if (!scoreTopic(pubsub, topic))
+      logger.warn({ topic }, 'gossipsub score table not found; invalid messages are not scored');
+    pubsub.topicValidators.set(topic, (_from, msg) => {
+      if (msg.type !== 'signed' || validator === undefined) {
+        rejected += 1;
+        return 'reject' as never;
+      }
+      const verdict = validator.validate(msg.topic, msg.data, msg.from.toString());
+      if (verdict.result === 'reject') {
+        rejected += 1;
+        logger.info(
+          { topic, from: msg.from.toString(), code: verdict.code, why: verdict.reason },
+          'gossip rejected',
+        );
+        return 'reject' as never;
+      }
+      accepted += 1;
+      return 'accept' as never;
+    });
+    pubsub.subscribe(topic);
+  }
+
+  const sendFull = coalesced(async () => gossip?.publishFull('full'));
+  const sendDelta = coalesced(async () => gossip?.publishDelta());
+  const saveKnown = coalesced(async () => {
+    if (components.dataDir !== undefined) await writeKnownPeers(components.dataDir, known);
+  });
+
+  async function watchRegistry(signal: AbortSignal): Promise<void> {
+    const { seq } = await components.log.head({ signal });
+    const types = [RUNTIME_EVENTS.agentRegistered, RUNTIME_EVENTS.agentUpdated, RUNTIME_EVENTS.agentRemoved];
+    const events = components.log.subscribe(seq, { type: types }, { signal });
+    for await (const event of events) {
+      if (event.type.startsWith('agent.')) sendDelta();
+    }
+  }
+
+  function onMessage(topic: string, from: string, data: Uint8Array): void {
+    if (!topic.startsWith(CAPABILITIES_PREFIX) || from === peerId || gossip === undefined) return;
+    let payload: JsonValue;
+    try {
+      payload = (JSON.parse(new TextDecoder().decode(data)) as { d: JsonValue }).d;
+    } catch {
+      return; // validated before; cannot happen
+    }
+    track(gossip.receive(from, payload));
+  }
+
+  return {
+    get peerId() {
+      return peerId;
+    },
+    async start() {
+      const secret = components.nodeSecret?.();
+      if (secret === undefined) {
+        throw new PlexusError(
+          'INVALID_PARAMS',
+          'the mesh face needs the node key (FaceComponents.nodeSecret)',
+        );
+      }
+      lifetime = new AbortController();
+      key = keyPairFromSeed(secret);
+      peerId = identityFromPublicKey(key.publicKey).peerId;
+      validator = gossipValidator({ verifier: envelopeVerifier(), maxMessageBytes });
+      const { createMeshPeer, dialAddress } = await import('./mesh-peer.js');
+      peer = await createMeshPeer({
+        seed: secret,
+        listen: options.listen ?? MESH_DEFAULTS.listen,
+        announce: options.announce ?? [],
+        maxMessageBytes,
+      });
+      const started = peer;
+      gossip = capabilityGossip({
+        runtime: components.runtime,
+        publish: (message) => publishOn(capabilitiesTopic(peerId ?? ''), message),
+        ttlMs,
+        logger,
+      });
+      const { pubsub } = started.services;
+      pubsub.addEventListener('message', (event) => {
+        const msg = event.detail;
+        if (msg.type === 'signed') onMessage(msg.topic, msg.from.toString(), msg.data);
+      });
+      pubsub.addEventListener('subscription-change', (event) => {
+        for (const { topic, subscribe: on } of event.detail.subscriptions) {
+          if (!on || !topic.startsWith(CAPABILITIES_PREFIX)) continue;
+          if (topic === capabilitiesTopic(peerId ?? '')) sendFull();
+          else subscribe(topic);
+        }
+      });
+      started.addEventListener('peer:identify', (event) => {
+        const { peerId: remote, listenAddrs } = event.detail;
+        const addrs = listenAddrs.map((a) => a.toString()).filter((a) => !a.includes('/p2p-circuit'));
+        if (addrs.length === 0) return;
+        known = rememberPeer(known, { peerId: remote.toString(), addrs });
+        saveKnown();
+      });
+      subscribe(capabilitiesTopic(peerId));
+      for (const topic of STATIC_TOPICS) subscribe(topic);
+      const signal = lifetime.signal;
+      track(watchRegistry(signal));
+      known = components.dataDir === undefined ? [] : await readKnownPeers(components.dataDir);
+      const targets = [
+        ...(options.bootstrap ?? []),
+        ...known.flatMap((k) => k.addrs.map((a) => `${a}/p2p/${k.peerId}`)),
+      ];
+      for (const address of new Set(targets)) {
+        track(
+          dialAddress(started, address, signal).catch((error: unknown) => {
+            if (!signal.aborted)
+              logger.warn({ address, err: toPlexusError(error).message }, 'mesh dial failed');
+          }),
+        );
+      }
+      timers.push(
+        setInterval(() => {
+          track(gossip?.publishFull('heartbeat') ?? Promise.resolve());
+        }, heartbeatMs),
+        setInterval(
+          () => {
+            track(gossip?.sweep() ?? Promise.resolve());
+          },
+          Math.max(50, Math.floor(Math.min(heartbeatMs, ttlMs) / 4)),
+        ),
+      );
+      sendFull();
+      logger.info({ peerId, addresses: started.getMultiaddrs().map(String) }, 'mesh peer started');
+    },
+    async stop() {
+      lifetime.abort();
+      for (const timer of timers.splice(0)) clearInterval(timer);
+      const stopping = peer;
+      peer = undefined;
+      await Promise.allSettled([...background]);
+      await stopping?.stop();
+      subscribed.clear();
+    },
+    async status() {
+      const p = peer;
+      if (p === undefined) throw new PlexusError('UNAVAILABLE', 'the mesh is not running');
+      const pubsub = p.services.pubsub as unknown as GossipsubIntrospection;
+      const connected = p.getPeers();
+      const peers = await Promise.all(
+        connected.map(async (remote): Promise<MeshPeerStatus> => {
+          let latencyMs: number | null = null;
+          try {
+            latencyMs = await p.services.ping.ping(remote, { signal: AbortSignal.timeout(2000) });
+          } catch {
+            latencyMs = null;
+          }
+          return {
+            peerId: remote.toString(),
+            addresses: p.getConnections(remote).map((c) => c.remoteAddr.toString()),
+            latencyMs,
+            score: pubsub.getScore(remote.toString()),
+          };
+        }),
+      );
+      return {
+        peerId: p.peerId.toString(),
+        addresses: p.getMultiaddrs().map(String),
+        peers: peers.sort((a, b) => (a.peerId < b.peerId ? -1 : 1)),
+        topics: [...subscribed]
+          .sort()
+          .map((topic) => ({ topic, meshPeers: pubsub.getMeshPeers(topic).length })),
+        accepted,
+        rejected,
+      };
+    },
+  };
+}

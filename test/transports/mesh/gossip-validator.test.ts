@@ -1,0 +1,110 @@
+/**
+ * The mesh topic validator (issue 15 item 2): every rejection it must make, one by one, and
+ * the acceptance of a well-signed message.
+ */
+import { describe, expect, it } from 'vitest';
+import type { JsonValue } from '../../../src/core/json.js';
+import {
+  envelopeVerifier,
+  generateKeyPair,
+  identityFromPublicKey,
+  signEnvelope,
+  type Ed25519KeyPair,
+} from '../../../src/security/index.js';
+import { gossipValidator } from '../../../src/transports/mesh/gossip-validator.js';
+import {
+  MESH_TOPIC_PATTERNS,
+  capabilitiesTopic,
+  isMeshTopic,
+} from '../../../src/transports/mesh/mesh-topics.js';
+
+const key = generateKeyPair();
+const peerId = identityFromPublicKey(key.publicKey).peerId;
+const TOPIC = 'hyperspace/crdt/sync/memory';
+const bytes = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value));
+const signed = (d: JsonValue, domain = TOPIC, signer: Ed25519KeyPair = key, now?: () => number) =>
+  signEnvelope(d, { key: signer, domain, from: 'peerId', ...(now === undefined ? {} : { now }) });
+const fresh = () => gossipValidator({ verifier: envelopeVerifier(), maxMessageBytes: 4096 });
+
+describe('the gossip validator', () => {
+  it('accepts a message signed for its topic by its originator', () => {
+    const verdict = fresh().validate(TOPIC, bytes(signed({ hello: 'mesh' })), peerId);
+    expect(verdict.result).toBe('accept');
+  });
+
+  it('rejects a bad signature (a changed payload)', () => {
+    const env = { ...signed({ n: 1 }), d: { n: 2 } };
+    expect(fresh().validate(TOPIC, bytes(env), peerId)).toMatchObject({ code: 'SIGNATURE_INVALID' });
+  });
+
+  it('rejects a message signed for another topic, with dom and without', () => {
+    const other = 'hyperspace/reputation/x';
+    expect(fresh().validate(TOPIC, bytes(signed(1, other)), peerId)).toMatchObject({
+      code: 'SIGNATURE_DOMAIN_MISMATCH',
+    });
+    const bare = signEnvelope(1, { key, domain: other, from: 'peerId', includeDomain: false });
+    expect(fresh().validate(TOPIC, bytes(bare), peerId)).toMatchObject({ code: 'SIGNATURE_INVALID' });
+  });
+
+  it('rejects a ts outside the window, either way', () => {
+    const old = signed(1, TOPIC, key, () => Date.now() - 10 * 60_000);
+    const ahead = signed(1, TOPIC, key, () => Date.now() + 10 * 60_000);
+    expect(fresh().validate(TOPIC, bytes(old), peerId)).toMatchObject({ code: 'SIGNATURE_EXPIRED' });
+    expect(fresh().validate(TOPIC, bytes(ahead), peerId)).toMatchObject({ code: 'SIGNATURE_EXPIRED' });
+  });
+
+  it('rejects a replayed nonce', () => {
+    const validator = fresh();
+    const env = bytes(signed({ once: true }));
+    expect(validator.validate(TOPIC, env, peerId).result).toBe('accept');
+    expect(validator.validate(TOPIC, env, peerId)).toMatchObject({ code: 'SIGNATURE_REPLAYED' });
+  });
+
+  it('rejects a from that is not the key’s, and a key that is not the originator’s', () => {
+    const stranger = identityFromPublicKey(generateKeyPair().publicKey).peerId;
+    const lying = { ...signed(1), from: stranger };
+    expect(fresh().validate(TOPIC, bytes(lying), peerId)).toMatchObject({ code: 'SIGNER_MISMATCH' });
+    expect(fresh().validate(TOPIC, bytes(signed(1)), stranger)).toMatchObject({ code: 'SIGNER_MISMATCH' });
+  });
+
+  it('rejects cards on another peer’s capability topic', () => {
+    const other = generateKeyPair();
+    const otherId = identityFromPublicKey(other.publicKey).peerId;
+    const topic = capabilitiesTopic(otherId);
+    expect(fresh().validate(topic, bytes(signed(1, topic)), peerId)).toMatchObject({
+      code: 'SIGNER_MISMATCH',
+    });
+    expect(fresh().validate(topic, bytes(signed(1, topic, other)), otherId).result).toBe('accept');
+  });
+
+  it('rejects oversized, non-JSON and malformed messages, and unknown topics', () => {
+    const big = bytes(signed('x'.repeat(5000)));
+    expect(fresh().validate(TOPIC, big, peerId)).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+    expect(fresh().validate(TOPIC, new Uint8Array([0xff, 0xfe]), peerId)).toMatchObject({
+      code: 'PARSE_ERROR',
+    });
+    expect(fresh().validate(TOPIC, bytes({ hello: 1 }), peerId)).toMatchObject({
+      code: 'MALFORMED_ENVELOPE',
+    });
+    expect(fresh().validate('plexus/other', bytes(signed(1, 'plexus/other')), peerId)).toMatchObject({
+      result: 'reject',
+    });
+  });
+
+  it('knows the six seed topics by their exact names', () => {
+    expect(MESH_TOPIC_PATTERNS).toHaveLength(6);
+    for (const topic of [
+      capabilitiesTopic(peerId),
+      'hyperspace/tasks/web-research',
+      'hyperspace/trajectories/web-research',
+      `hyperspace/reputation/${peerId}`,
+      'hyperspace/crdt/sync/memory',
+      'hyperspace/settlements/42',
+    ]) {
+      expect(isMeshTopic(topic), topic).toBe(true);
+    }
+    for (const topic of ['hyperspace/capabilities/', 'hyperspace/crdt/sync/other', 'hyperspace/tasks/a/b']) {
+      expect(isMeshTopic(topic), topic).toBe(false);
+    }
+  });
+});
