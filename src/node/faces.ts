@@ -11,13 +11,14 @@ import { healthFace } from '../transports/http/health-face.js';
 import { paymentFace } from '../transports/http/payment-face.js';
 import { peerFace } from '../transports/peer/peer-face.js';
 import { mcpFace } from '../transports/mcp/mcp-face.js';
+import { metricsFace } from '../transports/metrics/metrics-face.js';
 import { wsJsonRpcFace } from '../transports/ws-jsonrpc/ws-jsonrpc-face.js';
 import type { NodeInit } from './node-init.js';
 
 /**
  * The default faces of a node with `init`: health, ESRP, Emergence (HELLOs expire after
  * `helloTtlMs`), discovery, the peer route (admitting `trustedPeers` and the `did` of each of
- * `peers`), the 402 payment routes when `payments` is set, WebSocket JSON-RPC and MCP (`/mcp`).
+ * `peers`), the 402 payment routes when `payments` is set, WebSocket JSON-RPC, MCP (`/mcp`) and the metrics (`/metrics`, open when `metrics.public`).
  *
  * @example
  * createNode({ ...init, faces: [...defaultFaces(init), myFace()] });
@@ -36,5 +37,6 @@ export function defaultFaces(init: NodeInit = {}): readonly FaceFactory[] {
     ...(init.payments === undefined ? [] : [paymentFace(init.payments)]),
     wsJsonRpcFace(),
     mcpFace(),
+    metricsFace({ public: init.metrics?.public === true }),
   ];
 }
