@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PlexusError } from '../../../src/core/errors.js';
 import { createNode, type Node, type NodeInit } from '../../../src/node/index.js';
@@ -215,5 +217,32 @@ describe('metrics face (GET /metrics)', () => {
     expect(sampleValue(s, 'plexus_invocations_in_flight')).toBe(1);
     await node.runtime.jobs.cancel(job!);
     await node.runtime.jobs.wait(job!);
+  });
+
+  it('counts MCP tool calls by tool and status, and times them', async () => {
+    const node = await serve();
+    const client = new Client({ name: 'metrics-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${node.url}/mcp`), {
+        requestInit: { headers: { authorization: BEARER } },
+      }),
+    );
+    try {
+      const { tools } = await client.listTools();
+      const ok = tools.find((t) => t.name.endsWith('calc.ok'))!.name;
+      const fail = tools.find((t) => t.name.endsWith('calc.fail'))!.name;
+      expect((await client.callTool({ name: ok, arguments: {} })).isError).not.toBe(true);
+      expect((await client.callTool({ name: fail, arguments: {} })).isError).toBe(true);
+      const s = await scrape(node);
+      expect(sampleValue(s, 'plexus_mcp_tool_calls_total', { tool: ok, status: 'success' })).toBe(1);
+      expect(
+        sampleValue(s, 'plexus_mcp_tool_calls_total', { tool: fail, status: 'PRECONDITION_FAILED' }),
+      ).toBe(1);
+      expect(sampleValue(s, 'plexus_mcp_tool_call_duration_seconds_count', { tool: ok })).toBe(1);
+      // the call is an invocation too, counted under its verb
+      expect(sampleValue(s, 'agentese_invocations_total', { verb: 'calc.ok', status: 'success' })).toBe(1);
+    } finally {
+      await client.close();
+    }
   });
 });
