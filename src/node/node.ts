@@ -262,6 +262,7 @@ export function createNode(init: NodeInit = {}): Node {
         snapshots,
         logger,
         routing: init.routing,
+        observer: metrics.observer,
       });
       if (remote !== undefined) {
         await remote.start();

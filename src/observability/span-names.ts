@@ -9,3 +9,10 @@
  * `mode`; ended with the refusal or the job's error when it did not succeed.
  */
 export const INVOCATION_SPAN = 'runtime.invocation';
+
+/**
+ * One fallback step the router tries after a target failed. Attributes: `policy`, `step`,
+ * `from_transport` (the failed target's scheme), `to_transport` (the step's first target's
+ * scheme, or `local-cache`, `queue-for-sync`, `error`): closed sets.
+ */
+export const FALLBACK_COUNT = 'routing.fallbacks';

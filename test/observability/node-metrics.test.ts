@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PlexusError } from '../../src/core/errors.js';
 import { labelCap, MAX_LABEL_LENGTH, OTHER_LABEL } from '../../src/observability/metrics/label-cap.js';
 import { nodeMetrics } from '../../src/observability/metrics/node-metrics.js';
-import { INVOCATION_SPAN } from '../../src/observability/span-names.js';
+import { FALLBACK_COUNT, INVOCATION_SPAN } from '../../src/observability/span-names.js';
 import { parsePrometheusText, sampleValue } from '../support/prometheus-text.js';
 
 const SEED_METERS: Record<string, string> = {
@@ -111,6 +111,22 @@ describe('nodeMetrics', () => {
     expect(sampleValue(scrape, 'plexus_requests_in_flight')).toBe(7);
     expect(sampleValue(scrape, 'plexus_mcp_tool_calls_total', { tool: 'echo', status: 'success' })).toBe(1);
     open.end();
+  });
+
+  it('counts routing fallback steps by the transport left and the one tried', async () => {
+    const m = nodeMetrics();
+    const step = { policy: 'p', step: 'cache', from_transport: 'http', to_transport: 'local-cache' };
+    m.observer.count(FALLBACK_COUNT, step);
+    m.observer.count(FALLBACK_COUNT, step);
+    m.observer.count('runtime.duplicates', { face: 'esrp' }); // other counters are not meters
+    const scrape = parsePrometheusText(await m.render());
+    expect(
+      sampleValue(scrape, 'agentese_transport_fallbacks_total', {
+        from_transport: 'http',
+        to_transport: 'local-cache',
+      }),
+    ).toBe(2);
+    expect(scrape.samples.filter((s) => s.name === 'agentese_transport_fallbacks_total')).toHaveLength(1);
   });
 
   it('refuses a cap that is not a whole number ≥ 1', () => {

@@ -11,7 +11,7 @@
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PlexusError } from '../../core/errors.js';
-import { INVOCATION_SPAN } from '../span-names.js';
+import { FALLBACK_COUNT, INVOCATION_SPAN } from '../span-names.js';
 import { labelCap } from './label-cap.js';
 
 /** Options of {@link nodeMetrics}. */
@@ -120,9 +120,9 @@ export function nodeMetrics(init: NodeMetricsInit = {}): NodeMetrics {
     labelNames: ['scope', 'result'] as const,
     registers,
   });
-  new Counter({
+  const fallbacks = new Counter({
     name: 'agentese_transport_fallbacks_total',
-    help: 'Transport fallbacks by the transport left and the one taken (not fed yet: docs/observability.md).',
+    help: 'Fallback steps tried by the transport left (a target scheme) and the one tried (a scheme, local-cache, queue-for-sync or error).',
     labelNames: ['from_transport', 'to_transport'] as const,
     registers,
   });
@@ -218,7 +218,13 @@ export function nodeMetrics(init: NodeMetricsInit = {}): NodeMetrics {
     registry,
     observer: {
       span: (name, attributes) => (name === INVOCATION_SPAN ? invocationSpan(attributes) : NOOP_SPAN),
-      count: () => undefined,
+      count: (name, attributes) => {
+        if (name !== FALLBACK_COUNT || attributes === undefined) return;
+        fallbacks.inc({
+          from_transport: String(attributes['from_transport'] ?? OTHER),
+          to_transport: String(attributes['to_transport'] ?? OTHER),
+        });
+      },
     },
     logAppended(events, seconds) {
       appendSeconds.observe(seconds);
