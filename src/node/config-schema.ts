@@ -171,6 +171,13 @@ export const limitsSchema = section({
   maxInFlightPerConnection: whole(1, 1_000_000).optional(),
 });
 
+/** `metrics:`: `GET /metrics` (docs/observability.md). */
+export const metricsSchema = section({
+  public: flag().optional(),
+  maxVerbs: whole(1, 100_000).optional(),
+  maxTenants: whole(1, 100_000).optional(),
+});
+
 /** An Ed25519 did:key. */
 const ed25519DidKey = text().refine((s) => s.startsWith('did:key:z6Mk'), {
   error: says((v) => `must be an Ed25519 did:key (did:key:z6Mk…), got ${showValue(v)}`),
@@ -424,6 +431,7 @@ export const NODE_CONFIG_SECTIONS = {
   peerPollMs: whole(10, 3_600_000),
   helloTtlMs: whole(1000, 86_400_000),
   limits: limitsSchema,
+  metrics: metricsSchema,
   capabilities: capabilitiesSchema,
   supervision: supervisionSchema,
   budgets: budgetsSchema,
@@ -470,6 +478,8 @@ export type PeerConfig = DeepReadonly<z.output<typeof peerSchema>>;
 export type TlsConfig = DeepReadonly<z.output<typeof tlsSchema>>;
 /** Request limits. */
 export type LimitsConfig = DeepReadonly<z.output<typeof limitsSchema>>;
+/** `GET /metrics`: open without a credential, label caps. */
+export type MetricsConfig = DeepReadonly<z.output<typeof metricsSchema>>;
 /** UCAN capability checks (D7; docs/capabilities.md). */
 export type CapabilitiesConfig = DeepReadonly<z.output<typeof capabilitiesSchema>>;
 /** `auth:` of the file. */

@@ -98,6 +98,12 @@ export interface NodeInit {
   readonly maxInFlight?: LimitsConfig['maxInFlight'];
   /** Most requests in flight on one connection (TCP or WebSocket); more are answered 429 / −32003. @default 32 */
   readonly maxInFlightPerConnection?: LimitsConfig['maxInFlightPerConnection'];
+  /**
+   * `GET /metrics` (docs/observability.md): `public` serves it without a credential;
+   * `maxVerbs` / `maxTenants` cap the distinct `verb` / `tenant` label values (the rest count
+   * as `other`). @default { public: false, maxVerbs: 200, maxTenants: 200 }
+   */
+  readonly metrics?: NodeConfig['metrics'];
   /** How long `stop()` waits for in-flight jobs before cancelling them, ms. @default 10000 */
   readonly drainMs?: NodeConfig['drainMs'];
   /** TLS certificate and key files (PEM): the node then listens on HTTPS / WSS. */

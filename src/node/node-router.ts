@@ -6,7 +6,7 @@
  * `attach`.
  */
 import type { EventLog, SnapshotStore } from '../store/index.js';
-import type { Runtime } from '../runtime/index.js';
+import type { Observer, Runtime } from '../runtime/index.js';
 import {
   fallbackPolicies,
   localTransport,
@@ -34,6 +34,8 @@ export interface NodeRouterComponents {
   readonly snapshots: SnapshotStore | undefined;
   readonly logger: Logger;
   readonly routing: RoutingConfig | undefined;
+  /** Where the router reports its fallbacks (the node's meters). */
+  readonly observer?: Pick<Observer, 'count'>;
 }
 
 /** What the router is handed once the node has built it. */
@@ -75,6 +77,7 @@ export function nodeRouter(c: NodeRouterComponents): NodeRouter | undefined {
     nodeId: c.nodeId,
     ...(c.routing?.queueForSync === undefined ? {} : { queue: c.routing.queueForSync }),
     logger: c.logger,
+    ...(c.observer === undefined ? {} : { observer: c.observer }),
   });
   return {
     ...router,

@@ -48,6 +48,8 @@ import { loadOrCreateNodeKey, type NodeKey } from './node-key.js';
 import { nodeRouter } from './node-router.js';
 import { trackLogHealth } from './log-health.js';
 import { cleanupStack, type CleanupStack } from './cleanup-stack.js';
+import { nodeMetrics } from '../observability/metrics/node-metrics.js';
+import { meteredAdmission, meteredLog } from './metered.js';
 
 /** How long `stop()` waits for open HTTP connections after the drain before cutting them, ms. */
 const CONNECTION_GRACE_MS = 2_000;
@@ -232,7 +234,12 @@ export function createNode(init: NodeInit = {}): Node {
         return Promise.resolve();
       });
     }
-    const health = trackLogHealth(store.log);
+    // One registry per node (several nodes share a test process): docs/observability.md.
+    const metrics = nodeMetrics({
+      ...(init.metrics?.maxVerbs === undefined ? {} : { maxVerbs: init.metrics.maxVerbs }),
+      ...(init.metrics?.maxTenants === undefined ? {} : { maxTenants: init.metrics.maxTenants }),
+    });
+    const health = trackLogHealth(meteredLog(store.log, metrics));
     const log = health.log;
     try {
       const tls = init.tls === undefined ? undefined : await readTls(init.tls);
@@ -255,6 +262,7 @@ export function createNode(init: NodeInit = {}): Node {
         snapshots,
         logger,
         routing: init.routing,
+        observer: metrics.observer,
       });
       if (remote !== undefined) {
         await remote.start();
@@ -277,6 +285,7 @@ export function createNode(init: NodeInit = {}): Node {
         agents,
         verifier,
         logger,
+        observer: metrics.observer,
         requireAuth: policy.required,
         // Agents announced by HELLO with an endpoint are reached there; other remote cards via the peers.
         remote: emergenceRemoteInvoker({ nodeId, logger, ...(remote === undefined ? {} : { next: remote }) }),
@@ -331,15 +340,19 @@ export function createNode(init: NodeInit = {}): Node {
         nodeSecret: () => new Uint8Array(key.key.secretKey),
         dataDir: options.dataDir,
         logger,
+        metrics,
         ...(capabilities === undefined ? {} : { capabilities: capabilities.gate }),
       };
       // Load shedding: bounds on work in flight, checked before any face decodes a request.
-      const gate = admission({
-        ...(init.maxInFlight === undefined ? {} : { maxInFlight: init.maxInFlight }),
-        ...(init.maxInFlightPerConnection === undefined
-          ? {}
-          : { maxInFlightPerConnection: init.maxInFlightPerConnection }),
-      });
+      const gate = meteredAdmission(
+        admission({
+          ...(init.maxInFlight === undefined ? {} : { maxInFlight: init.maxInFlight }),
+          ...(init.maxInFlightPerConnection === undefined
+            ? {}
+            : { maxInFlightPerConnection: init.maxInFlightPerConnection }),
+        }),
+        metrics,
+      );
       const faces = faceHost({
         components,
         bodyLimitBytes: options.bodyLimitBytes,

@@ -31,7 +31,7 @@ import {
 import { jobEntryFromLog, jobsProjectionWith, type JobEntry } from './jobs/jobs-projection.js';
 import { listJobs } from './jobs/job-listing.js';
 import { accept, type InvokerComponents } from './pipeline/invoker.js';
-import { noopObserver } from './observer.js';
+import { noopObserver, type Observer } from './observer.js';
 import { silentLogger } from '../core/logger.js';
 import { auditPreEffect } from './pipeline/effects.js';
 import { planRecovery, recover } from './jobs/recovery.js';
@@ -46,8 +46,32 @@ import { checkAgentTree } from './supervision/agent-tree-check.js';
 import { runtimeEffects } from './effects/runtime-effects.js';
 import { isSyncDelivery } from './routing/delivery.js';
 import { verbAliases } from './agents/verb-aliases.js';
+import { INVOCATION_SPAN } from '../observability/span-names.js';
+import { INTERNAL_FACE, isTenantBound } from './pipeline/tenancy.js';
+import type { ObserverSpan } from './observer.js';
 
 const NEVER = new AbortController().signal;
+
+/**
+ * Starts the {@link INVOCATION_SPAN} of a request: its verb and the tenant it acts for (the
+ * principal's when tenancy binds it, else the envelope's; see `pipeline/tenancy.ts`).
+ */
+function invocationSpan(
+  observer: Observer,
+  envelope: Envelope,
+  context: InvocationContext,
+  mode: 'sync' | 'async',
+): ObserverSpan {
+  const { principal } = context;
+  const tenant =
+    context.face !== INTERNAL_FACE && isTenantBound(principal) ? principal.tenantId : envelope.tenantId;
+  return observer.span(
+    INVOCATION_SPAN,
+    tenant === undefined
+      ? { verb: envelope.verb, face: context.face, mode }
+      : { verb: envelope.verb, tenant, face: context.face, mode },
+  );
+}
 
 /**
  * Creates a runtime over a started event log.
@@ -378,15 +402,19 @@ export function createRuntime(init: RuntimeInit): Runtime {
       const envelope = aliases.resolveEnvelope(named); // the job and its answer name the verb
       const signal = options.signal ?? NEVER;
       observer.count('runtime.requests', { face: context.face, mode: 'sync' });
+      const span = invocationSpan(observer, envelope, context, 'sync');
       let accepted;
       try {
         accepted = await accept(invoker, envelope, context, 'sync', signal);
       } catch (error) {
         const refusal = toPlexusError(error);
         observer.count('runtime.refused', { code: refusal.code, face: context.face });
+        span.end(refusal);
         return { envelope: encodeRefusal(answers, envelope, refusal), duplicate: false };
       }
       if (accepted.kind === 'stored') {
+        const earlier = accepted.entry.job.error;
+        span.end(earlier === undefined ? undefined : PlexusError.fromData(earlier));
         return withAnswerWarnings({
           envelope: encodeEntry(answers, envelope, accepted.entry),
           job: accepted.entry.job,
@@ -403,11 +431,13 @@ export function createRuntime(init: RuntimeInit): Runtime {
       } catch (error) {
         if (!mine) {
           const stop: JobOutcome = { state: 'CANCELED', error: toPlexusError(error), agent: nodeId };
+          span.end(stop.error);
           return { envelope: encodeOutcome(answers, envelope, job.id, stop), duplicate: true };
         }
         runner.cancel(job.id, 'the caller cancelled the request');
         outcome = await job.done;
       }
+      span.end(outcome.error);
       return withAnswerWarnings({
         envelope: encodeOutcome(answers, envelope, job.id, outcome),
         ...(outcome.job === undefined ? {} : { job: outcome.job }),
@@ -422,14 +452,22 @@ export function createRuntime(init: RuntimeInit): Runtime {
     ): Promise<Submission> {
       const envelope = aliases.resolveEnvelope(named);
       observer.count('runtime.requests', { face: context.face, mode: 'async' });
+      const span = invocationSpan(observer, envelope, context, 'async');
       let accepted;
       try {
         accepted = await accept(invoker, envelope, context, 'async', options.signal ?? NEVER);
       } catch (error) {
         const refusal = toPlexusError(error);
         observer.count('runtime.refused', { code: refusal.code, face: context.face });
+        span.end(refusal);
         throw refusal;
       }
+      if (accepted.kind === 'new') {
+        // the invocation lasts until its job ends
+        void accepted.job.done.then((outcome) => {
+          span.end(outcome.error);
+        });
+      } else span.end(); // a duplicate: answered with the earlier job
       if (accepted.kind === 'stored') {
         const served = accepted.entry.agents;
         return {

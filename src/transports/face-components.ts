@@ -9,6 +9,7 @@ import type { EnvelopeVerifier } from '../security/index.js';
 import type { ArtifactStore, EventLog } from '../store/index.js';
 import type { CapabilityGate } from './capability-gate.js';
 import type { Logger } from '../core/logger.js';
+import type { NodeMetrics } from '../observability/metrics/node-metrics.js';
 
 export { silentLogger } from '../core/logger.js';
 
@@ -52,6 +53,8 @@ export interface FaceComponents {
   readonly dataDir?: string;
   /** Where faces log. @default silentLogger */
   readonly logger?: Logger;
+  /** The node's meters (`GET /metrics`). Absent = the node keeps none. */
+  readonly metrics?: NodeMetrics;
 }
 
 /** The runtime's principal for an authenticated caller. */

@@ -19,6 +19,7 @@ import { projectionView, type ProjectionView } from '../../store/projection-view
 import type { SnapshotStore } from '../../store/projection-snapshots.js';
 import type { RemoteCallContext, RemoteInvoker, TargetRoutes } from './remote.js';
 import type { Observer } from '../observer.js';
+import { FALLBACK_COUNT } from '../../observability/span-names.js';
 import type { Runtime } from '../runtime-interface.js';
 import {
   ROUTING_EVENTS,
@@ -190,7 +191,13 @@ export function routingInvoker(init: RoutingInvokerInit): RoutingInvoker {
     const reason = `${primary.text} could not be reached (${first.code})`;
     for (const step of policy.steps) {
       if (signal.aborted) throw toPlexusError(signal.reason);
-      init.observer?.count('routing.fallbacks', { policy: policy.name, step: step.name });
+      init.observer?.count(FALLBACK_COUNT, {
+        policy: policy.name,
+        step: step.name,
+        // the transport left and the one tried (a target step: its first target's scheme)
+        from_transport: primary.scheme,
+        to_transport: step.kind === 'targets' ? (step.targets[0]?.scheme ?? 'none') : step.kind,
+      });
       switch (step.kind) {
         case 'error':
           throw gaveUp(first, [...tried, 'error'], policy);

@@ -4,8 +4,8 @@
  * `../admission.ts`) and gives it back when the response closes. A request beyond the bounds
  * is answered 429 with `Retry-After` in its face's own form — an ESRP response on `/v1/*`,
  * an Emergence ERROR (429) on `/emergence`, the peer refusal body on `/v1/peer/invoke` — and
- * nothing of it runs. Not counted: the health probes (never shed) and job event streams
- * (long-lived subscriptions, not work).
+ * nothing of it runs. Not counted: the health probes (never shed), job event streams
+ * (long-lived subscriptions, not work) and the metrics scrape.
  *
  * An asynchronous submission keeps the node's share of its slot until its job ends
  * ({@link keepSlotUntil}), so `POST /v1/jobs` cannot start unbounded work.
@@ -17,8 +17,16 @@ import type { Admission, AdmissionSlot } from '../admission.js';
 import { faceOfRequest } from './faces.js';
 import { sendErrorForUrl } from './framework-errors.js';
 
-/** Routes whose requests take no slot: the health probes and job event streams (SSE). */
-const UNCOUNTED_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/v1/jobs/:id/events']);
+/**
+ * Routes whose requests take no slot: the health probes, job event streams (SSE) and the
+ * metrics scrape (an overloaded node must still be seen: docs/decisions/observability.md OBS-5).
+ */
+const UNCOUNTED_ROUTES: ReadonlySet<string> = new Set([
+  '/healthz',
+  '/readyz',
+  '/v1/jobs/:id/events',
+  '/metrics',
+]);
 
 interface HeldSlot {
   readonly slot: AdmissionSlot;

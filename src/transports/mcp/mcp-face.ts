@@ -170,6 +170,13 @@ async function registerMcpContext(
           ...(caller.capability === undefined ? {} : { capability: caller.capability }),
           transport: { remoteAddress: request.ip },
           pageSize,
+          ...(components.metrics === undefined
+            ? {}
+            : {
+                toolCalled: (tool: string, status: string, seconds: number) => {
+                  components.metrics?.mcpToolCall(tool, status, seconds);
+                },
+              }),
         });
       },
       track: (end) => {

@@ -24,6 +24,18 @@ export interface SessionServerInit {
   readonly transport: Readonly<Record<string, string>>;
   /** Tools per `tools/list` page. */
   readonly pageSize: number;
+  /**
+   * Told of each `tools/call` of a known tool: its name, `success` or the error code, seconds
+   * (the node's `plexus_mcp_tool_calls_total` and duration meters). Absent = nobody is told.
+   */
+  readonly toolCalled?: (tool: string, status: string, seconds: number) => void;
+}
+
+/** The status of a tool result: `success`, or the error code a failure carries. */
+function statusOf(result: CallToolResult): string {
+  if (result.isError !== true) return 'success';
+  const code = result._meta?.['plexus/code'];
+  return typeof code === 'string' ? code : 'INTERNAL';
 }
 
 function encodeCursor(offset: number): string {
@@ -74,7 +86,8 @@ export function sessionServer(init: SessionServerInit): SessionServer {
       );
     }
     const token = request.params._meta?.progressToken;
-    return callTool(init.runtime, entry, request.params.arguments, {
+    const started = performance.now();
+    const result = await callTool(init.runtime, entry, request.params.arguments, {
       principal: init.principal,
       ...(init.capability === undefined ? {} : { capability: init.capability }),
       transport: init.transport,
@@ -82,6 +95,8 @@ export function sessionServer(init: SessionServerInit): SessionServer {
       ...(token === undefined ? {} : { progressToken: token }),
       notify: (notification) => extra.sendNotification(notification),
     });
+    init.toolCalled?.(entry.tool.name, statusOf(result), (performance.now() - started) / 1000);
+    return result;
   });
   return server;
 }

@@ -1,0 +1,249 @@
+/**
+ * The Prometheus meters of one node (issue 16 item 2; docs/observability.md): one prom-client
+ * `Registry` per node (never the global one: several nodes share a test process), the eight
+ * meters of seed 002 §7.2 by their names and labels, and the node's own health meters.
+ *
+ * The numbers come from seams that already exist: the runtime's observer (an
+ * {@link INVOCATION_SPAN} per invocation), the event log's appends and the admission gate
+ * (wrapped by the node). Meters nothing feeds yet are registered all the same, so their names
+ * exist, and are listed in docs/observability.md (OBS-3). Nothing is done per request beyond
+ * prom-client's own label lookup, except keeping one start time per open invocation.
+ */
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { PlexusError } from '../../core/errors.js';
+import { FALLBACK_COUNT, INVOCATION_SPAN } from '../span-names.js';
+import { labelCap } from './label-cap.js';
+
+/** Options of {@link nodeMetrics}. */
+export interface NodeMetricsInit {
+  /** The most distinct verbs labelled; later ones count as `other`. @default 200 */
+  readonly maxVerbs?: number;
+  /** The most distinct tenants labelled; later ones count as `other`. @default 200 */
+  readonly maxTenants?: number;
+}
+
+/** The default caps of the `verb` and `tenant` labels. */
+export const DEFAULT_LABEL_CAP = 200;
+
+/** The label value of a request without a tenant. */
+export const NO_TENANT = 'none';
+
+/** The `status` of a successful invocation; a failed one has its error code. */
+export const SUCCESS_STATUS = 'success';
+
+/** Durations, seconds: 1 ms to 60 s. */
+const SECONDS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/** Events per log commit. */
+const BATCH = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+
+type Attributes = Readonly<Record<string, string | number | boolean>>;
+
+/** A span as the runtime's observer sees it. */
+export interface MeteredSpan {
+  end(error?: PlexusError): void;
+}
+
+/** The runtime-facing side: the shape of the runtime's `Observer` (structural, no import). */
+export interface MetricsObserver {
+  span(name: string, attributes?: Attributes): MeteredSpan;
+  count(name: string, attributes?: Attributes, value?: number): void;
+}
+
+/** The meters of one node. */
+export interface NodeMetrics {
+  /** The node's registry: what `GET /metrics` renders. */
+  readonly registry: Registry;
+  /** Hand this to the runtime as its observer. */
+  readonly observer: MetricsObserver;
+  /** One event-log commit of `events` events that took `seconds`. */
+  logAppended(events: number, seconds: number): void;
+  /** One request shed by the admission gate. */
+  shed(): void;
+  /** Reads `read()` as the `plexus_requests_in_flight` gauge at each scrape. */
+  inFlightFrom(read: () => number): void;
+  /** One MCP tool call of `tool` that took `seconds` and ended `status` (`success` or an error code). */
+  mcpToolCall(tool: string, status: string, seconds: number): void;
+  /** The text of a scrape. */
+  render(): Promise<string>;
+  /** The content type of {@link NodeMetrics.render}'s text. */
+  readonly contentType: string;
+}
+
+const NOOP_SPAN: MeteredSpan = { end: () => undefined };
+
+function positiveWhole(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new RangeError(`metrics.${name} must be a whole number ≥ 1, got ${String(value)}`);
+  }
+  return value;
+}
+
+/**
+ * Creates the meters of one node, on a registry of its own.
+ *
+ * @throws RangeError when a cap is not a whole number ≥ 1.
+ * @example
+ * const metrics = nodeMetrics({ maxVerbs: 200 });
+ * const runtime = createRuntime({ log, observer: metrics.observer });
+ * await metrics.render(); // '# HELP agentese_invocations_total …'
+ */
+export function nodeMetrics(init: NodeMetricsInit = {}): NodeMetrics {
+  const verbs = labelCap(positiveWhole('maxVerbs', init.maxVerbs ?? DEFAULT_LABEL_CAP));
+  const tenants = labelCap(positiveWhole('maxTenants', init.maxTenants ?? DEFAULT_LABEL_CAP));
+  const registry = new Registry();
+  const registers = [registry];
+
+  // ---- seed 002 §7.2 ----
+  const invocations = new Counter({
+    name: 'agentese_invocations_total',
+    help: 'Invocations by verb, tenant and status (success, or the error code).',
+    labelNames: ['verb', 'tenant', 'status'] as const,
+    registers,
+  });
+  const duration = new Histogram({
+    name: 'agentese_invocation_duration_seconds',
+    help: 'Time from the runtime taking a request to its answer (sync) or the end of its job (async).',
+    labelNames: ['verb', 'tenant'] as const,
+    buckets: SECONDS,
+    registers,
+  });
+  new Counter({
+    name: 'agentese_effect_operations_total',
+    help: 'Effect operations by effect and resource (not fed yet: docs/observability.md).',
+    labelNames: ['effect', 'resource'] as const,
+    registers,
+  });
+  new Counter({
+    name: 'agentese_capability_checks_total',
+    help: 'Capability checks by scope and result (not fed yet: docs/observability.md).',
+    labelNames: ['scope', 'result'] as const,
+    registers,
+  });
+  const fallbacks = new Counter({
+    name: 'agentese_transport_fallbacks_total',
+    help: 'Fallback steps tried by the transport left (a target scheme) and the one tried (a scheme, local-cache, queue-for-sync or error).',
+    labelNames: ['from_transport', 'to_transport'] as const,
+    registers,
+  });
+  new Counter({
+    name: 'agentese_cache_operations_total',
+    help: 'Cache lookups by verb and hit or miss (not fed yet: docs/observability.md).',
+    labelNames: ['verb', 'hit_miss'] as const,
+    registers,
+  });
+  new Counter({
+    name: 'agentese_llm_tokens_total',
+    help: 'LLM tokens by model and direction (not fed yet: docs/observability.md).',
+    labelNames: ['model', 'direction'] as const,
+    registers,
+  });
+  new Counter({
+    name: 'agentese_billing_charges_total',
+    help: 'Billing charges by meter and tenant (not fed yet: docs/observability.md).',
+    labelNames: ['meter', 'tenant'] as const,
+    registers,
+  });
+
+  // ---- the node's health ----
+  let open = 0;
+  new Gauge({
+    name: 'plexus_invocations_in_flight',
+    help: 'Invocations the runtime has taken and not yet answered or finished.',
+    registers,
+    collect() {
+      this.set(open);
+    },
+  });
+  let inFlight: (() => number) | undefined;
+  new Gauge({
+    name: 'plexus_requests_in_flight',
+    help: 'Requests (and async jobs they started) holding an admission slot.',
+    registers,
+    collect() {
+      if (inFlight !== undefined) this.set(inFlight());
+    },
+  });
+  const shedTotal = new Counter({
+    name: 'plexus_shed_requests_total',
+    help: 'Requests refused by load shedding (429 / RATE_LIMITED).',
+    registers,
+  });
+  const appendSeconds = new Histogram({
+    name: 'plexus_event_log_append_seconds',
+    help: 'Time of one event-log append (one commit), seconds.',
+    buckets: SECONDS,
+    registers,
+  });
+  const appendEvents = new Histogram({
+    name: 'plexus_event_log_append_events',
+    help: 'Events in one event-log append (commit batch size).',
+    buckets: BATCH,
+    registers,
+  });
+  const toolCalls = new Counter({
+    name: 'plexus_mcp_tool_calls_total',
+    help: 'MCP tool calls by tool and status (success, or the error code).',
+    labelNames: ['tool', 'status'] as const,
+    registers,
+  });
+  const toolSeconds = new Histogram({
+    name: 'plexus_mcp_tool_call_duration_seconds',
+    help: 'Time of one MCP tool call, seconds.',
+    labelNames: ['tool'] as const,
+    buckets: SECONDS,
+    registers,
+  });
+
+  const invocationSpan = (attributes: Attributes | undefined): MeteredSpan => {
+    const started = performance.now();
+    open++;
+    let ended = false;
+    return {
+      end(error) {
+        if (ended) return;
+        ended = true;
+        open--;
+        const verb = verbs.of(String(attributes?.['verb'] ?? OTHER));
+        const tenantValue = attributes?.['tenant'];
+        const tenant = tenantValue === undefined ? NO_TENANT : tenants.of(String(tenantValue));
+        const seconds = (performance.now() - started) / 1000;
+        invocations.inc({ verb, tenant, status: error === undefined ? SUCCESS_STATUS : error.code });
+        duration.observe({ verb, tenant }, seconds);
+      },
+    };
+  };
+
+  return {
+    registry,
+    observer: {
+      span: (name, attributes) => (name === INVOCATION_SPAN ? invocationSpan(attributes) : NOOP_SPAN),
+      count: (name, attributes) => {
+        if (name !== FALLBACK_COUNT || attributes === undefined) return;
+        fallbacks.inc({
+          from_transport: String(attributes['from_transport'] ?? OTHER),
+          to_transport: String(attributes['to_transport'] ?? OTHER),
+        });
+      },
+    },
+    logAppended(events, seconds) {
+      appendSeconds.observe(seconds);
+      appendEvents.observe(events);
+    },
+    shed: () => {
+      shedTotal.inc();
+    },
+    inFlightFrom(read) {
+      inFlight = read;
+    },
+    mcpToolCall(tool, status, seconds) {
+      const label = verbs.of(tool);
+      toolCalls.inc({ tool: label, status });
+      toolSeconds.observe({ tool: label }, seconds);
+    },
+    render: () => registry.metrics(),
+    contentType: registry.contentType,
+  };
+}
+
+const OTHER = 'other';

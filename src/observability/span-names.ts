@@ -1,0 +1,18 @@
+/**
+ * The span names the observability layer reads meaning from (docs/observability.md). The
+ * runtime reports these through its `Observer`; the metrics adapter turns them into meters.
+ */
+
+/**
+ * One invocation, from the runtime taking the request until its answer (a sync call) or the
+ * end of its job (an async submission). Attributes: `verb`, `tenant` (absent = none), `face`,
+ * `mode`; ended with the refusal or the job's error when it did not succeed.
+ */
+export const INVOCATION_SPAN = 'runtime.invocation';
+
+/**
+ * One fallback step the router tries after a target failed. Attributes: `policy`, `step`,
+ * `from_transport` (the failed target's scheme), `to_transport` (the step's first target's
+ * scheme, or `local-cache`, `queue-for-sync`, `error`): closed sets.
+ */
+export const FALLBACK_COUNT = 'routing.fallbacks';
