@@ -6,15 +6,29 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
+  CompleteRequestSchema,
   ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListResourcesRequestSchema,
   ListToolsRequestSchema,
+  LoggingLevelSchema,
   McpError,
+  ReadResourceRequestSchema,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
   type CallToolResult,
+  type LoggingLevel,
 } from '@modelcontextprotocol/sdk/types.js';
 import { PlexusError } from '../../core/errors.js';
 import type { Principal, Runtime } from '../../runtime/index.js';
 import { toolCatalog } from './tool-catalog.js';
 import { callTool, toolFailure } from './tool-call.js';
+import { complete, getPrompt, listedPrompts } from './mcp-prompts.js';
+import { checkResource, listedResources, listedTemplates, readResource } from './mcp-resources.js';
+import { sessionSubscriptions, type Subscriptions } from './mcp-subscriptions.js';
 
 /** What a session's server needs. */
 export interface SessionServerInit {
@@ -22,8 +36,34 @@ export interface SessionServerInit {
   readonly principal: Principal;
   readonly capability?: string;
   readonly transport: Readonly<Record<string, string>>;
-  /** Tools per `tools/list` page. */
+  /** Tools (and resources, templates, prompts) per list page. */
   readonly pageSize: number;
+  /** The event log's head now (where a subscribed job's changes are followed from). */
+  headSeq(): Promise<number>;
+}
+
+const subscriptionsOf = new WeakMap<object, Subscriptions>();
+
+/** The resource subscriptions of a session's server (for the face's agent-card changes). */
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- see SessionServer
+export function subscriptionsOfServer(server: Server): Subscriptions | undefined {
+  return subscriptionsOf.get(server);
+}
+
+const LEVELS = LoggingLevelSchema.options;
+
+/** The page of `items` at `cursor`, with the next cursor when more follow. */
+function paged<T>(
+  items: readonly T[],
+  cursor: string | undefined,
+  pageSize: number,
+): { page: T[]; nextCursor?: string } {
+  const offset = decodeCursor(cursor);
+  const next = offset + pageSize;
+  return {
+    page: items.slice(offset, next),
+    ...(next < items.length ? { nextCursor: encodeCursor(next) } : {}),
+  };
 }
 
 function encodeCursor(offset: number): string {
@@ -56,15 +96,72 @@ export function sessionServer(init: SessionServerInit): SessionServer {
   // eslint-disable-next-line @typescript-eslint/no-deprecated -- see SessionServer
   const server = new Server(
     { name: 'plexus', version: MCP_SERVER_VERSION },
-    { capabilities: { tools: { listChanged: true } } },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+        prompts: { listChanged: true },
+        logging: {},
+        completions: {},
+      },
+    },
   );
-  server.setRequestHandler(ListToolsRequestSchema, (request) => {
-    const offset = decodeCursor(request.params?.cursor);
-    const tools = toolCatalog(init.runtime.agents.registry);
-    const page = tools.slice(offset, offset + init.pageSize).map((e) => e.tool);
-    const next = offset + init.pageSize;
-    return { tools: page, ...(next < tools.length ? { nextCursor: encodeCursor(next) } : {}) };
+  const { runtime } = init;
+  const caller = (signal: AbortSignal) => ({ principal: init.principal, signal });
+  const subscriptions = sessionSubscriptions({
+    runtime,
+    headSeq: () => init.headSeq(),
+    updated: (uri) => server.sendResourceUpdated({ uri }),
   });
+  subscriptionsOf.set(server, subscriptions);
+  server.onclose = () => {
+    subscriptions.close();
+  };
+  // MCP-13: nothing is logged to a session until it asks with logging/setLevel
+  let level: LoggingLevel | undefined;
+  const log = (at: LoggingLevel, data: Record<string, unknown>): void => {
+    if (level === undefined || LEVELS.indexOf(at) < LEVELS.indexOf(level)) return;
+    server.sendLoggingMessage({ level: at, logger: 'plexus.mcp', data }).catch(() => undefined);
+  };
+  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    level = request.params.level;
+    return {};
+  });
+  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    const tools = toolCatalog(runtime.agents.registry).map((e) => e.tool);
+    const { page, nextCursor } = paged(tools, request.params?.cursor, init.pageSize);
+    return { tools: page, ...(nextCursor === undefined ? {} : { nextCursor }) };
+  });
+  server.setRequestHandler(ListResourcesRequestSchema, (request) => {
+    const { page, nextCursor } = paged(listedResources(runtime), request.params?.cursor, init.pageSize);
+    return { resources: page, ...(nextCursor === undefined ? {} : { nextCursor }) };
+  });
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, (request) => {
+    const { page, nextCursor } = paged(listedTemplates(runtime), request.params?.cursor, init.pageSize);
+    return { resourceTemplates: page, ...(nextCursor === undefined ? {} : { nextCursor }) };
+  });
+  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
+    readResource(runtime, request.params.uri, caller(extra.signal)),
+  );
+  server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+    await checkResource(runtime, request.params.uri, caller(extra.signal));
+    await subscriptions.add(request.params.uri);
+    return {};
+  });
+  server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+    subscriptions.remove(request.params.uri);
+    return {};
+  });
+  server.setRequestHandler(ListPromptsRequestSchema, (request) => {
+    const { page, nextCursor } = paged(listedPrompts(runtime), request.params?.cursor, init.pageSize);
+    return { prompts: page, ...(nextCursor === undefined ? {} : { nextCursor }) };
+  });
+  server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
+    getPrompt(runtime, request.params.name, request.params.arguments ?? {}, caller(extra.signal)),
+  );
+  server.setRequestHandler(CompleteRequestSchema, (request, extra) =>
+    complete(runtime, request.params.ref, request.params.argument, caller(extra.signal)),
+  );
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const entry = toolCatalog(init.runtime.agents.registry).find((e) => e.tool.name === request.params.name);
     if (entry === undefined) {
@@ -74,7 +171,8 @@ export function sessionServer(init: SessionServerInit): SessionServer {
       );
     }
     const token = request.params._meta?.progressToken;
-    return callTool(init.runtime, entry, request.params.arguments, {
+    const started = Date.now();
+    const result = await callTool(init.runtime, entry, request.params.arguments, {
       principal: init.principal,
       ...(init.capability === undefined ? {} : { capability: init.capability }),
       transport: init.transport,
@@ -82,6 +180,16 @@ export function sessionServer(init: SessionServerInit): SessionServer {
       ...(token === undefined ? {} : { progressToken: token }),
       notify: (notification) => extra.sendNotification(notification),
     });
+    const failed = result.isError === true;
+    log(failed ? 'warning' : 'info', {
+      event: 'tools/call',
+      tool: entry.tool.name,
+      agent: entry.agentId,
+      outcome: failed ? 'error' : 'ok',
+      durationMs: Date.now() - started,
+      ...(failed ? { code: result._meta?.['plexus/code'] } : {}),
+    });
+    return result;
   });
   return server;
 }
