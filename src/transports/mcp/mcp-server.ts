@@ -191,5 +191,32 @@ export function sessionServer(init: SessionServerInit): SessionServer {
     });
     return result;
   });
+  paramsErrorsAreInvalidParams(server);
   return server;
+}
+
+type RawHandler = (request: unknown, extra: unknown) => Promise<unknown>;
+
+/**
+ * MCP-14: the SDK checks a request's params against the method's schema before the handler
+ * runs and answers a mismatch as −32603 (internal error); the protocol's answer is −32602.
+ * Its wrapper parses synchronously, so a synchronous throw is exactly a params mismatch.
+ */
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- see SessionServer
+function paramsErrorsAreInvalidParams(server: Server): void {
+  const handlers = (server as unknown as { _requestHandlers?: Map<string, RawHandler> })._requestHandlers;
+  if (!(handlers instanceof Map)) return;
+  for (const [method, handler] of handlers) {
+    handlers.set(method, (request, extra) => {
+      try {
+        return handler(request, extra);
+      } catch (error) {
+        if (error instanceof McpError) throw error;
+        const detail = error instanceof Error ? error.message.slice(0, 500) : String(error);
+        return Promise.reject(
+          new McpError(ErrorCode.InvalidParams, `invalid params for ${method}: ${detail}`),
+        );
+      }
+    });
+  }
 }
