@@ -45,6 +45,15 @@ export {
   type RestartStrategy,
 } from './agents/agent.js';
 export type {
+  AgentOfferings,
+  AgentPrompt,
+  AgentPromptArgument,
+  AgentResource,
+  ArgumentCompleter,
+  OfferingCaller,
+  ResourceBody,
+} from './agents/agent-offerings.js';
+export type {
   FaceName,
   FaceNames,
   HandlerContext,

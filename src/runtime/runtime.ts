@@ -3,6 +3,7 @@
  * the supervisors of local agents, the job engine and the invoker pipeline over one event
  * log, and gives the transports layer its API (see `Runtime`).
  */
+import type { AgentOfferings } from './agents/agent-offerings.js';
 import type { Envelope } from '../core/envelope.js';
 import { PlexusError, toPlexusError } from '../core/errors.js';
 import type { AgentCard } from '../core/records/agent-card.js';
@@ -220,9 +221,14 @@ export function createRuntime(init: RuntimeInit): Runtime {
 
   const answers = { observer, now, nodeId, registry };
   const aliases = verbAliases();
+  const offerings = new Map<string, AgentOfferings>();
 
   const registerAgent = async (definition: AgentDefinition, options: SignalOptions): Promise<AgentCard> => {
     aliases.add(definition.card.id, definition.aliases ?? {}); // refuses a taken alias first
+    const { resources = [], prompts = [] } = definition;
+    if (resources.length > 0 || prompts.length > 0)
+      offerings.set(definition.card.id, { agentId: definition.card.id, resources, prompts });
+    else offerings.delete(definition.card.id);
     const supervisor =
       agentTree?.manages(definition.card.id) === true
         ? agentTree.supervise(definition)
@@ -308,6 +314,7 @@ export function createRuntime(init: RuntimeInit): Runtime {
   const agentsFacade: RuntimeAgents = {
     registry,
     resolveVerb: (name) => aliases.resolve(name),
+    offerings: () => [...offerings.values()],
     async add(definition, options = {}) {
       if (life.state !== 'running') {
         throw new PlexusError(
@@ -322,6 +329,7 @@ export function createRuntime(init: RuntimeInit): Runtime {
       ensureRunning();
       await registry.remove(id, options);
       aliases.remove(id);
+      offerings.delete(id);
       const supervisor = supervisors.get(id);
       supervisors.delete(id);
       await supervisor?.stop();

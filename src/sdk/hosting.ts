@@ -137,5 +137,7 @@ export function agentDefinitionOf(spec: AgentSpec, c: HostingComponents): AgentD
     verbs: spec.verbs.map((v) => v.spec),
     create: () => Object.fromEntries(spec.verbs.map((v) => [v.name, handlerOf(v, c)])),
     ...(options.restart === undefined ? {} : { restart: options.restart }),
+    ...(options.resources === undefined ? {} : { resources: options.resources }),
+    ...(options.prompts === undefined ? {} : { prompts: options.prompts }),
   });
 }

@@ -11,6 +11,7 @@ import { parseVerbSpec, type VerbCategory, type VerbSpec } from '../core/records
 import type { JsonSchema } from '../core/schema-validator.js';
 import type { VerbVersion } from '../core/verb-name.js';
 import type { RestartPolicy } from '../runtime/agents/agent.js';
+import type { AgentPrompt, AgentResource } from '../runtime/agents/agent-offerings.js';
 import type { Refusal } from './refusal.js';
 import type { VerbContext } from './verb-context.js';
 
@@ -113,6 +114,10 @@ export interface AgentOptions {
   readonly description?: string;
   /** How crashed instances are restarted. @default one-for-one, 5 restarts per 60 s */
   readonly restart?: Partial<RestartPolicy>;
+  /** Resources made by {@link resource} (served on the MCP face). @default [] */
+  readonly resources?: readonly AgentResource[];
+  /** Prompts made by {@link prompt} (served on the MCP face). @default [] */
+  readonly prompts?: readonly AgentPrompt[];
 }
 
 /** An agent: an id and its verbs, ready for `plexus.register`. */

@@ -3,6 +3,7 @@
  * creates an instance (its handlers). The supervisor calls the factory again to re-create a
  * crashed instance, within the limits of the restart policy.
  */
+import type { AgentPrompt, AgentResource } from './agent-offerings.js';
 import { PlexusError } from '../../core/errors.js';
 import { parseAgentCard } from '../../core/records/agent-card.js';
 import type { AgentCard } from '../../core/records/agent-card.js';
@@ -74,6 +75,10 @@ export interface AgentDefinitionInit {
    * Every face resolves them; the runtime records the verb. @default {}
    */
   readonly aliases?: Readonly<Record<string, string>>;
+  /** Resources the agent offers (served by the MCP face). @default [] */
+  readonly resources?: readonly AgentResource[];
+  /** Prompt templates the agent offers (served by the MCP face). @default [] */
+  readonly prompts?: readonly AgentPrompt[];
 }
 
 /** An agent's stop hook (the counterpart of its `create` factory). */
@@ -88,6 +93,8 @@ export interface AgentDefinition {
   readonly stop?: AgentStopHook;
   /** Other names of its verbs, alias → verb (checked). */
   readonly aliases?: Readonly<Record<string, string>>;
+  readonly resources?: readonly AgentResource[];
+  readonly prompts?: readonly AgentPrompt[];
 }
 
 function checkPolicy(policy: RestartPolicy): RestartPolicy {
@@ -198,6 +205,8 @@ export function defineAgent(init: AgentDefinitionInit): AgentDefinition {
     restart,
     ...(init.stop === undefined ? {} : { stop: init.stop }),
     ...(aliases === undefined ? {} : { aliases }),
+    ...(init.resources === undefined ? {} : { resources: init.resources }),
+    ...(init.prompts === undefined ? {} : { prompts: init.prompts }),
   };
 }
 

@@ -5,6 +5,7 @@
 import type { AgentCard } from '../../core/records/agent-card.js';
 import type { SignalOptions } from '../../store/event-log.js';
 import type { AgentDefinition } from './agent.js';
+import type { AgentOfferings } from './agent-offerings.js';
 import type { Registry } from './registry.js';
 
 /** The agents a runtime hosts and knows of. */
@@ -24,4 +25,6 @@ export interface RuntimeAgents {
   add(definition: AgentDefinition, options?: SignalOptions): Promise<AgentCard>;
   /** Unregisters an agent. @throws PlexusError `NOT_FOUND`. */
   remove(id: string, options?: SignalOptions): Promise<void>;
+  /** The resources and prompts of the hosted agents that offer any, by agent id. */
+  offerings(): readonly AgentOfferings[];
 }

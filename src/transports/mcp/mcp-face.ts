@@ -23,7 +23,9 @@ import {
   MCP_PATH,
 } from './mcp-protocol.js';
 import { registerMcpRoutes } from './mcp-routes.js';
-import { sessionServer } from './mcp-server.js';
+import { sessionServer, subscriptionsOfServer } from './mcp-server.js';
+import { agentUri } from './mcp-resources.js';
+import { isJsonObject } from '../../core/json.js';
 import { McpSessions } from './mcp-sessions.js';
 
 /** Options of {@link mcpFace}. */
@@ -76,7 +78,10 @@ export function mcpFace(init: McpFaceInit = {}): FaceFactory {
   };
 }
 
-/** Sends `notifications/tools/list_changed` to every open session when an agent changes. */
+/**
+ * When an agent changes, tells every open session that the tool, resource and prompt lists
+ * changed, and a session subscribed to the agent's card that it was updated.
+ */
 async function announceToolChanges(
   components: FaceComponents,
   sessions: McpSessions,
@@ -87,8 +92,14 @@ async function announceToolChanges(
     const { seq } = await components.log.head({ signal });
     for await (const event of components.log.subscribe(seq, { type: AGENT_EVENTS }, { signal })) {
       if (!AGENT_EVENTS.includes(event.type)) continue;
+      const data = isJsonObject(event.data) ? event.data : {};
+      const card = isJsonObject(data['card']) ? data['card'] : {};
+      const id = data['id'] ?? card['id'];
       for (const session of sessions.all()) {
         session.server.sendToolListChanged().catch(() => undefined);
+        session.server.sendResourceListChanged().catch(() => undefined);
+        session.server.sendPromptListChanged().catch(() => undefined);
+        if (typeof id === 'string') subscriptionsOfServer(session.server)?.touch(agentUri(id));
       }
     }
   } catch (error) {
@@ -177,6 +188,7 @@ async function registerMcpContext(
                   components.metrics?.mcpToolCall(tool, status, seconds);
                 },
               }),
+          headSeq: async () => (await components.log.head()).seq,
         });
       },
       track: (end) => {

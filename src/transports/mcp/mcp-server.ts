@@ -6,15 +6,29 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
+  CompleteRequestSchema,
   ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListResourcesRequestSchema,
   ListToolsRequestSchema,
+  LoggingLevelSchema,
   McpError,
+  ReadResourceRequestSchema,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
   type CallToolResult,
+  type LoggingLevel,
 } from '@modelcontextprotocol/sdk/types.js';
 import { PlexusError } from '../../core/errors.js';
 import type { Principal, Runtime } from '../../runtime/index.js';
 import { toolCatalog } from './tool-catalog.js';
 import { callTool, toolFailure } from './tool-call.js';
+import { complete, getPrompt, listedPrompts } from './mcp-prompts.js';
+import { checkResource, listedResources, listedTemplates, readResource } from './mcp-resources.js';
+import { sessionSubscriptions, type Subscriptions } from './mcp-subscriptions.js';
 
 /** What a session's server needs. */
 export interface SessionServerInit {
@@ -22,13 +36,15 @@ export interface SessionServerInit {
   readonly principal: Principal;
   readonly capability?: string;
   readonly transport: Readonly<Record<string, string>>;
-  /** Tools per `tools/list` page. */
+  /** Tools (and resources, templates, prompts) per list page. */
   readonly pageSize: number;
   /**
    * Told of each `tools/call` of a known tool: its name, `success` or the error code, seconds
    * (the node's `plexus_mcp_tool_calls_total` and duration meters). Absent = nobody is told.
    */
   readonly toolCalled?: (tool: string, status: string, seconds: number) => void;
+  /** The event log's head now (where a subscribed job's changes are followed from). */
+  headSeq(): Promise<number>;
 }
 
 /** The status of a tool result: `success`, or the error code a failure carries. */
@@ -36,6 +52,30 @@ function statusOf(result: CallToolResult): string {
   if (result.isError !== true) return 'success';
   const code = result._meta?.['plexus/code'];
   return typeof code === 'string' ? code : 'INTERNAL';
+}
+
+const subscriptionsOf = new WeakMap<object, Subscriptions>();
+
+/** The resource subscriptions of a session's server (for the face's agent-card changes). */
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- see SessionServer
+export function subscriptionsOfServer(server: Server): Subscriptions | undefined {
+  return subscriptionsOf.get(server);
+}
+
+const LEVELS = LoggingLevelSchema.options;
+
+/** The page of `items` at `cursor`, with the next cursor when more follow. */
+function paged<T>(
+  items: readonly T[],
+  cursor: string | undefined,
+  pageSize: number,
+): { page: T[]; nextCursor?: string } {
+  const offset = decodeCursor(cursor);
+  const next = offset + pageSize;
+  return {
+    page: items.slice(offset, next),
+    ...(next < items.length ? { nextCursor: encodeCursor(next) } : {}),
+  };
 }
 
 function encodeCursor(offset: number): string {
@@ -68,15 +108,72 @@ export function sessionServer(init: SessionServerInit): SessionServer {
   // eslint-disable-next-line @typescript-eslint/no-deprecated -- see SessionServer
   const server = new Server(
     { name: 'plexus', version: MCP_SERVER_VERSION },
-    { capabilities: { tools: { listChanged: true } } },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+        prompts: { listChanged: true },
+        logging: {},
+        completions: {},
+      },
+    },
   );
-  server.setRequestHandler(ListToolsRequestSchema, (request) => {
-    const offset = decodeCursor(request.params?.cursor);
-    const tools = toolCatalog(init.runtime.agents.registry);
-    const page = tools.slice(offset, offset + init.pageSize).map((e) => e.tool);
-    const next = offset + init.pageSize;
-    return { tools: page, ...(next < tools.length ? { nextCursor: encodeCursor(next) } : {}) };
+  const { runtime } = init;
+  const caller = (signal: AbortSignal) => ({ principal: init.principal, signal });
+  const subscriptions = sessionSubscriptions({
+    runtime,
+    headSeq: () => init.headSeq(),
+    updated: (uri) => server.sendResourceUpdated({ uri }),
   });
+  subscriptionsOf.set(server, subscriptions);
+  server.onclose = () => {
+    subscriptions.close();
+  };
+  // MCP-13: nothing is logged to a session until it asks with logging/setLevel
+  let level: LoggingLevel | undefined;
+  const log = (at: LoggingLevel, data: Record<string, unknown>): void => {
+    if (level === undefined || LEVELS.indexOf(at) < LEVELS.indexOf(level)) return;
+    server.sendLoggingMessage({ level: at, logger: 'plexus.mcp', data }).catch(() => undefined);
+  };
+  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    level = request.params.level;
+    return {};
+  });
+  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    const tools = toolCatalog(runtime.agents.registry).map((e) => e.tool);
+    const { page, nextCursor } = paged(tools, request.params?.cursor, init.pageSize);
+    return { tools: page, ...(nextCursor === undefined ? {} : { nextCursor }) };
+  });
+  server.setRequestHandler(ListResourcesRequestSchema, (request) => {
+    const { page, nextCursor } = paged(listedResources(runtime), request.params?.cursor, init.pageSize);
+    return { resources: page, ...(nextCursor === undefined ? {} : { nextCursor }) };
+  });
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, (request) => {
+    const { page, nextCursor } = paged(listedTemplates(runtime), request.params?.cursor, init.pageSize);
+    return { resourceTemplates: page, ...(nextCursor === undefined ? {} : { nextCursor }) };
+  });
+  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
+    readResource(runtime, request.params.uri, caller(extra.signal)),
+  );
+  server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+    await checkResource(runtime, request.params.uri, caller(extra.signal));
+    await subscriptions.add(request.params.uri);
+    return {};
+  });
+  server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+    subscriptions.remove(request.params.uri);
+    return {};
+  });
+  server.setRequestHandler(ListPromptsRequestSchema, (request) => {
+    const { page, nextCursor } = paged(listedPrompts(runtime), request.params?.cursor, init.pageSize);
+    return { prompts: page, ...(nextCursor === undefined ? {} : { nextCursor }) };
+  });
+  server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
+    getPrompt(runtime, request.params.name, request.params.arguments ?? {}, caller(extra.signal)),
+  );
+  server.setRequestHandler(CompleteRequestSchema, (request, extra) =>
+    complete(runtime, request.params.ref, request.params.argument, caller(extra.signal)),
+  );
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const entry = toolCatalog(init.runtime.agents.registry).find((e) => e.tool.name === request.params.name);
     if (entry === undefined) {
@@ -96,7 +193,43 @@ export function sessionServer(init: SessionServerInit): SessionServer {
       notify: (notification) => extra.sendNotification(notification),
     });
     init.toolCalled?.(entry.tool.name, statusOf(result), (performance.now() - started) / 1000);
+    const failed = result.isError === true;
+    log(failed ? 'warning' : 'info', {
+      event: 'tools/call',
+      tool: entry.tool.name,
+      agent: entry.agentId,
+      outcome: failed ? 'error' : 'ok',
+      durationMs: Math.round(performance.now() - started),
+      ...(failed ? { code: result._meta?.['plexus/code'] } : {}),
+    });
     return result;
   });
+  paramsErrorsAreInvalidParams(server);
   return server;
+}
+
+type RawHandler = (request: unknown, extra: unknown) => Promise<unknown>;
+
+/**
+ * MCP-14: the SDK checks a request's params against the method's schema before the handler
+ * runs and answers a mismatch as −32603 (internal error); the protocol's answer is −32602.
+ * Its wrapper parses synchronously, so a synchronous throw is exactly a params mismatch.
+ */
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- see SessionServer
+function paramsErrorsAreInvalidParams(server: Server): void {
+  const handlers = (server as unknown as { _requestHandlers?: Map<string, RawHandler> })._requestHandlers;
+  if (!(handlers instanceof Map)) return;
+  for (const [method, handler] of handlers) {
+    handlers.set(method, (request, extra) => {
+      try {
+        return handler(request, extra);
+      } catch (error) {
+        if (error instanceof McpError) throw error;
+        const detail = error instanceof Error ? error.message.slice(0, 500) : String(error);
+        return Promise.reject(
+          new McpError(ErrorCode.InvalidParams, `invalid params for ${method}: ${detail}`),
+        );
+      }
+    });
+  }
 }

@@ -56,8 +56,11 @@ export class McpSessions {
     await server.connect(transport);
     const session: McpSession = { id, owner: ownerKey(principal), server, transport, lastUsed: this.#now() };
     this.#sessions.set(id, session);
+    // keep the SDK's own close handling (it ends the server's requests and calls server.onclose)
+    const protocolClose = transport.onclose;
     transport.onclose = () => {
       this.#sessions.delete(id);
+      protocolClose?.();
     };
     this.#arm();
     return session;

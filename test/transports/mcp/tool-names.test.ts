@@ -41,7 +41,14 @@ describe('MCP sessions', () => {
     // a real runtime, not started: opening and ending a session does not call it
     const runtime = createRuntime({ log: memoryEventLog(), nodeId: 'node', agents: [] });
     const alice = { id: 'alice', kind: 'api-key', scopes: [], tenantId: 'a' };
-    const make = () => sessionServer({ runtime, principal: alice, transport: {}, pageSize: 10 });
+    const make = () =>
+      sessionServer({
+        runtime,
+        principal: alice,
+        transport: {},
+        pageSize: 10,
+        headSeq: () => Promise.resolve(0),
+      });
     const session = await sessions.open(alice, make);
     expect(session.id).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(sessions.use(session.id, { ...alice, tenantId: 'b' })).toBeUndefined();

@@ -1,0 +1,70 @@
+/**
+ * What an agent offers besides verbs (issue 13 items 4–6, seed 004 Req 6): resources read by
+ * URI or URI template, and prompt templates. The runtime only keeps them beside the agent's
+ * definition (`runtime.agents.offerings()`); faces (MCP) serve them. Loaders and renderers run
+ * with the caller's principal, so an agent can answer per tenant.
+ */
+import type { JsonValue } from '../../core/json.js';
+import type { Principal } from '../context.js';
+
+/** Who reads a resource or gets a prompt. */
+export interface OfferingCaller {
+  /** The caller (its `tenantId` is the caller's tenant). */
+  readonly principal: Principal;
+  /** Aborted when the caller goes away. */
+  readonly signal: AbortSignal;
+}
+
+/** Offers completions of one argument's partial value (at most 100 are sent). */
+export type ArgumentCompleter = (
+  value: string,
+  caller: OfferingCaller,
+) => readonly string[] | Promise<readonly string[]>;
+
+/** What a resource loader answers: text, bytes, or a JSON value (sent as JSON text). */
+export type ResourceBody = string | Uint8Array | JsonValue;
+
+/** One resource or resource template. */
+export interface AgentResource {
+  /** A fixed URI (`uri`) or an RFC 6570 level-1 template (`template`, `{name}` segments). */
+  readonly uri?: string;
+  readonly template?: string;
+  readonly name: string;
+  readonly mimeType?: string;
+  readonly description?: string;
+  /** Completers of template variables, by variable name. */
+  readonly complete?: Readonly<Record<string, ArgumentCompleter>>;
+  /** Reads the resource at `uri` (`params`: the template's variables). */
+  load(
+    uri: string,
+    params: Readonly<Record<string, string>>,
+    caller: OfferingCaller,
+  ): ResourceBody | Promise<ResourceBody>;
+}
+
+/** One declared prompt argument. */
+export interface AgentPromptArgument {
+  readonly name: string;
+  readonly description?: string;
+  readonly required?: boolean;
+  readonly complete?: ArgumentCompleter;
+}
+
+/** One prompt template. */
+export interface AgentPrompt {
+  readonly name: string;
+  readonly description?: string;
+  readonly arguments: readonly AgentPromptArgument[];
+  /**
+   * The prompt's text for `args` (every required argument present).
+   * @throws PlexusError `INVALID_PARAMS` naming a missing required argument.
+   */
+  render(args: Readonly<Record<string, string>>, caller: OfferingCaller): string | Promise<string>;
+}
+
+/** An agent's resources and prompts. */
+export interface AgentOfferings {
+  readonly agentId: string;
+  readonly resources: readonly AgentResource[];
+  readonly prompts: readonly AgentPrompt[];
+}
