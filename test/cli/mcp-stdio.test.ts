@@ -118,15 +118,16 @@ async function run(
       done(code ?? signal ?? 'unknown');
     });
   });
-  let gone = false;
-  void exited.then(() => (gone = true));
+  const state = { gone: false };
+  void exited.then(() => (state.gone = true));
   const timer = setTimeout(() => child.kill('SIGKILL'), 25_000);
   try {
     for (const request of requests) {
-      if (gone) break;
+      if (state.gone) break;
       child.stdin.write(`${JSON.stringify(request)}\n`);
       const id = request['id'];
-      if (id !== undefined) await until(() => gone || out.includes(`"id":${JSON.stringify(id)}}`), 20_000);
+      if (id !== undefined)
+        await until(() => state.gone || out.includes(`"id":${JSON.stringify(id)}}`), 20_000);
     }
     child.stdin.end();
     return { code: await exited, stdout: out, stderr: err };
@@ -143,8 +144,8 @@ const INITIALIZE = {
 };
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
 
-function text(result: { content?: unknown }): string {
-  return ((result.content ?? []) as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
+function text(result: Record<string, unknown>): string {
+  return ((result['content'] ?? []) as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
 }
 
 /** The checks both modes share: list, call, progress and cancel, an unknown tool, a bad cursor. */
