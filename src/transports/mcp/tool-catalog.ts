@@ -25,6 +25,48 @@ export interface CatalogEntry {
   readonly structured: boolean;
 }
 
+/** Keywords whose value is one subschema, a list of them, or a map of them (JSON Schema 2020-12). */
+const ONE = [
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'additionalItems',
+];
+const LIST = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
+const MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
+
+function subschema(value: unknown): unknown {
+  if (value === true) return {};
+  if (value === false) return { not: {} };
+  return withoutBooleanSchemas(value);
+}
+
+/**
+ * `schema` with every boolean subschema written as an object (`true` → `{}`, `false` →
+ * `{"not": {}}`): the same meaning, in the form MCP clients accept (the SDK's `Tool` schema
+ * requires objects under `properties`, and it rejects a whole `tools/list` page otherwise).
+ */
+export function withoutBooleanSchemas(schema: unknown): unknown {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema as Record<string, unknown>)) {
+    if (ONE.includes(key)) out[key] = subschema(value);
+    else if (LIST.includes(key) && Array.isArray(value)) out[key] = (value as unknown[]).map(subschema);
+    else if (MAP.includes(key) && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      const entries = Object.entries(value as Record<string, unknown>);
+      out[key] = Object.fromEntries(entries.map(([k, v]) => [k, subschema(v)]));
+    } else out[key] = value;
+  }
+  return out;
+}
+
 function isObjectSchema(schema: JsonSchema | undefined): boolean {
   return typeof schema === 'object' && schema['type'] === 'object';
 }
@@ -34,8 +76,11 @@ export function toolInputSchema(schema: JsonSchema | undefined): {
   schema: Tool['inputSchema'];
   wrapped: boolean;
 } {
-  if (isObjectSchema(schema)) return { schema: schema as Tool['inputSchema'], wrapped: false };
-  const inner = typeof schema === 'boolean' ? (schema ? {} : { not: {} }) : (schema ?? {});
+  if (isObjectSchema(schema))
+    return { schema: withoutBooleanSchemas(schema) as Tool['inputSchema'], wrapped: false };
+  const inner = (
+    typeof schema === 'boolean' ? (schema ? {} : { not: {} }) : withoutBooleanSchemas(schema ?? {})
+  ) as object;
   return {
     schema: { type: 'object', properties: { input: inner }, required: ['input'] },
     wrapped: true,
@@ -65,7 +110,7 @@ export function toolCatalog(registry: Registry): CatalogEntry[] {
       title: `${card.name}: ${source.verb}`,
       ...(description === undefined ? {} : { description }),
       inputSchema: input.schema,
-      ...(structured ? { outputSchema: output as Tool['outputSchema'] & object } : {}),
+      ...(structured ? { outputSchema: withoutBooleanSchemas(output) as Tool['outputSchema'] & object } : {}),
       annotations: {
         readOnlyHint: readOnly,
         ...(spec?.deterministic === true ? { idempotentHint: true } : {}),

@@ -292,3 +292,30 @@ describe('MCP face', () => {
     expect((await raw(node, 'POST', initialize)).status).toBe(200);
   });
 });
+
+describe('MCP face on a default node (the Hyperspace primitives hosted)', () => {
+  it('lists every tool to the SDK client, boolean subschemas written as objects', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'plexus-mcp-primitives-'));
+    const node = createNode({ dataDir, store: 'memory', host: '127.0.0.1', port: 0, dev: true, demo: true });
+    await node.start();
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${node.url}/mcp`)));
+      const names: string[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < 50; page++) {
+        const answer = await client.listTools(cursor === undefined ? {} : { cursor });
+        names.push(...answer.tools.map((t: Tool) => t.name));
+        cursor = answer.nextCursor;
+        if (cursor === undefined) break;
+      }
+      expect(cursor).toBeUndefined();
+      expect(names.some((n) => n.includes('state.'))).toBe(true);
+      expect(JSON.stringify(names)).toContain('math.evaluate');
+    } finally {
+      await client.close();
+      await node.stop({ drainMs: 0 });
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
