@@ -14,8 +14,7 @@
  */
 export type { Pipeline, PipelineStep } from './compose.js';
 export { InvocationError } from './invocation-error.js';
-export { prompt, substitute, type PromptOptions, type PromptTemplate } from './prompt.js';
-export { matchTemplate } from '../core/uri-template.js';
+export { prompt, type PromptOptions, type PromptTemplate } from './prompt.js';
 export { resource, type ResourceLoader, type ResourceOptions } from './resource.js';
 export { createPlexus, type Plexus, type PlexusInit, type SubscribeOptions } from './plexus.js';
 export {
