@@ -13,33 +13,16 @@ import { JsonRpcTransportHandler, type A2ARequestHandler } from '@a2a-js/sdk/ser
 import { VersionNotSupportedError, toJsonRpcError } from '@a2a-js/sdk/errors';
 import { decodeJsonText } from '../../core/bounded-json.js';
 import { toPlexusError } from '../../core/errors.js';
-import type { Runtime } from '../../runtime/index.js';
 import { a2aCallContext } from './a2a-call-context.js';
+import { sendSse, type A2aRoutesInit, type SseForm } from './a2a-sse.js';
 import { agentEndpoint, baseUrlOf, nodeEndpoint, type A2aEndpoint } from './a2a-endpoint.js';
-import { jobTaskHandler, type A2aCaller, type JobTaskHandlerInit } from './job-task-handler.js';
+import { jobTaskHandler } from './job-task-handler.js';
 
 /** The request header naming the A2A protocol version. */
 export const A2A_VERSION_HEADER = 'a2a-version';
 
 /** What the routes need from the face. */
-export interface A2aRpcRoutesInit {
-  readonly runtime: Runtime;
-  readonly nodeId: string;
-  readonly bodyLimitBytes: number;
-  /** Push notification configs and their policy (absent: not supported). */
-  readonly push?: JobTaskHandlerInit['push'];
-  /** The authenticated caller of `request`, less its signal (set by the face's hook). */
-  callerOf(request: FastifyRequest): Omit<A2aCaller, 'signal'>;
-  /** Tracks an open stream so the face can end it when it stops; returns the untrack function. */
-  readonly track: (end: () => void) => () => void;
-}
-
-const SSE_HEADERS = {
-  'content-type': 'text/event-stream',
-  'cache-control': 'no-cache, no-transform',
-  connection: 'keep-alive',
-  'x-accel-buffering': 'no',
-};
+export type A2aRpcRoutesInit = A2aRoutesInit;
 
 interface Handlers {
   readonly v1: JsonRpcTransportHandler;
@@ -62,52 +45,15 @@ function isStream(value: unknown): value is AsyncGenerator<unknown, void, undefi
   return typeof (value as { [Symbol.asyncIterator]?: unknown } | null)?.[Symbol.asyncIterator] === 'function';
 }
 
-/** Writes a streamed answer as SSE until it ends, the client goes away or the face stops. */
-async function sendStream(
-  reply: FastifyReply,
-  stream: AsyncGenerator<unknown, void, undefined>,
-  id: unknown,
-  abort: AbortController,
-  track: A2aRpcRoutesInit['track'],
-  legacy: boolean,
-): Promise<void> {
-  // The first item decides: a failure before it is a plain JSON-RPC error, not a stream.
-  let first: IteratorResult<unknown, void>;
-  try {
-    first = await stream.next();
-  } catch (error) {
-    const mapped = legacy
-      ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(error)
-      : toJsonRpcError(error);
-    await reply.type('application/json').send(rpcError(id, mapped));
-    return;
-  }
-  reply.hijack();
-  const raw = reply.raw;
-  raw.writeHead(200, SSE_HEADERS);
-  const untrack = track(() => {
-    abort.abort();
-    raw.end();
-  });
-  try {
-    if (first.done !== true) raw.write(`data: ${JSON.stringify(first.value)}\n\n`);
-    if (first.done !== true) {
-      for await (const item of stream) {
-        if (raw.writableEnded) break;
-        raw.write(`data: ${JSON.stringify(item)}\n\n`);
-      }
-    }
-  } catch (error) {
-    if (!abort.signal.aborted && !raw.writableEnded) {
-      const mapped = legacy
-        ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(error)
-        : toJsonRpcError(error);
-      raw.write(`event: error\ndata: ${rpcError(id, mapped)}\n\n`);
-    }
-  } finally {
-    untrack();
-    if (!raw.writableEnded) raw.end();
-  }
+/** The SSE form of a JSON-RPC stream answering request `id` (v1.0 or v0.3 error codes). */
+function rpcSse(id: unknown, legacy: boolean): SseForm<unknown> {
+  const mapped = (error: unknown) =>
+    legacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(error) : toJsonRpcError(error);
+  return {
+    item: (value) => JSON.stringify(value),
+    error: (failure) => rpcError(id, mapped(failure)),
+    refuse: (reply, failure) => reply.type('application/json').send(rpcError(id, mapped(failure))),
+  };
 }
 
 /** Registers the JSON-RPC routes on `app` (a context that reads bodies as text). */
@@ -156,7 +102,7 @@ export function registerA2aRpcRoutes(app: FastifyInstance, init: A2aRpcRoutesIni
       ? await handlers.legacy.handle(rpc, context)
       : await handlers.v1.handle(rpc, context);
     if (isStream(answer)) {
-      await sendStream(reply, answer, id, abort, init.track, legacy);
+      await sendSse(reply, answer, rpcSse(id, legacy), abort, init.track);
       return;
     }
     await reply.type('application/json').send(JSON.stringify(answer));

@@ -26,35 +26,18 @@ import {
   toRestErrorBody,
 } from '@a2a-js/sdk/errors';
 import { decodeJsonText } from '../../core/bounded-json.js';
-import type { Runtime } from '../../runtime/index.js';
 import { a2aErrorOf } from './a2a-errors.js';
 import { a2aCallContext } from './a2a-call-context.js';
+import { sendSse, type A2aRoutesInit, type SseForm } from './a2a-sse.js';
 import { agentEndpoint, baseUrlOf, nodeEndpoint, type A2aEndpoint } from './a2a-endpoint.js';
-import { jobTaskHandler, type A2aCaller, type JobTaskHandlerInit } from './job-task-handler.js';
+import { jobTaskHandler } from './job-task-handler.js';
 import { A2A_VERSION_HEADER } from './jsonrpc-routes.js';
 
 /** The media type of REST answers (A2A §11). */
 export const A2A_REST_CONTENT_TYPE = 'application/a2a+json';
 
 /** What the routes need from the face. */
-export interface A2aRestRoutesInit {
-  readonly runtime: Runtime;
-  readonly nodeId: string;
-  readonly bodyLimitBytes: number;
-  /** Push notification configs and their policy (absent: not supported). */
-  readonly push?: JobTaskHandlerInit['push'];
-  /** The authenticated caller of `request`, less its signal (set by the face's hook). */
-  callerOf(request: FastifyRequest): Omit<A2aCaller, 'signal'>;
-  /** Tracks an open stream so the face can end it when it stops; returns the untrack function. */
-  readonly track: (end: () => void) => () => void;
-}
-
-const SSE_HEADERS = {
-  'content-type': 'text/event-stream',
-  'cache-control': 'no-cache, no-transform',
-  connection: 'keep-alive',
-  'x-accel-buffering': 'no',
-};
+export type A2aRestRoutesInit = A2aRoutesInit;
 
 /** One REST operation: what it does with the handler, given the request. */
 type Operation = (
@@ -73,44 +56,15 @@ function sendError(reply: FastifyReply, failure: unknown): FastifyReply {
     .send(JSON.stringify(toRestErrorBody(error, status)));
 }
 
-async function sendStream(
-  reply: FastifyReply,
-  stream: AsyncGenerator<StreamResponse, void, undefined>,
-  abort: AbortController,
-  track: A2aRestRoutesInit['track'],
-): Promise<void> {
-  let first: IteratorResult<StreamResponse, void>;
-  try {
-    first = await stream.next();
-  } catch (error) {
-    await sendError(reply, error);
-    return;
-  }
-  reply.hijack();
-  const raw = reply.raw;
-  raw.writeHead(200, SSE_HEADERS);
-  const untrack = track(() => {
-    abort.abort();
-    raw.end();
-  });
-  try {
-    if (first.done !== true) {
-      raw.write(`data: ${JSON.stringify(StreamResponseCodec.toJSON(first.value))}\n\n`);
-      for await (const item of stream) {
-        if (raw.writableEnded) break;
-        raw.write(`data: ${JSON.stringify(StreamResponseCodec.toJSON(item))}\n\n`);
-      }
-    }
-  } catch (failure) {
-    if (!abort.signal.aborted && !raw.writableEnded) {
-      const error = a2aErrorOf(failure);
-      raw.write(`event: error\ndata: ${JSON.stringify(toRestErrorBody(error, restStatusFor(error)))}\n\n`);
-    }
-  } finally {
-    untrack();
-    if (!raw.writableEnded) raw.end();
-  }
-}
+/** The SSE form of a REST stream: protobuf-JSON items, A2A REST error bodies. */
+const REST_SSE: SseForm<StreamResponse> = {
+  item: (value) => JSON.stringify(StreamResponseCodec.toJSON(value)),
+  error: (failure) => {
+    const error = a2aErrorOf(failure);
+    return JSON.stringify(toRestErrorBody(error, restStatusFor(error)));
+  },
+  refuse: (reply, failure) => sendError(reply, failure),
+};
 
 function isStream(value: unknown): value is AsyncGenerator<StreamResponse, void, undefined> {
   return typeof (value as { [Symbol.asyncIterator]?: unknown } | null)?.[Symbol.asyncIterator] === 'function';
@@ -243,7 +197,7 @@ export function registerA2aRestRoutes(app: FastifyInstance, init: A2aRestRoutesI
     } catch (error) {
       return sendError(reply, error);
     }
-    if (isStream(answer)) return sendStream(reply, answer, abort, init.track);
+    if (isStream(answer)) return sendSse(reply, answer, REST_SSE, abort, init.track);
     return reply.code(answer.status).type(A2A_REST_CONTENT_TYPE).send(JSON.stringify(answer.body));
   };
 
