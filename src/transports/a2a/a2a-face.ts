@@ -5,10 +5,10 @@
  * tenant comes from the credential), whose tasks are the runtime's jobs.
  */
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
-import { PlexusError, toPlexusError } from '../../core/errors.js';
+import { PlexusError } from '../../core/errors.js';
 import type { Face, FaceComponents, FaceFactory, FaceServer } from '../face.js';
 import { runtimePrincipal, silentLogger } from '../face-components.js';
-import { frameworkRefusal } from '../http/framework-errors.js';
+import { refusalOf } from '../http/framework-errors.js';
 import { registerHttpFaceContext } from '../http/http-face-context.js';
 import { httpFaceScope } from '../http/http-face-scope.js';
 import { authenticateHeaders } from '../ucan-credential.js';
@@ -98,12 +98,7 @@ async function registerRpcContext(
       },
     );
     face.setErrorHandler((error: FastifyError, request, reply) => {
-      const refusal =
-        error instanceof PlexusError
-          ? error
-          : typeof error.code === 'string' && error.code.startsWith('FST_')
-            ? frameworkRefusal(error, request.url, bodyLimitBytes)
-            : toPlexusError(error);
+      const refusal = refusalOf(error, request.url, bodyLimitBytes);
       const status = refusal.code === 'INPUT_TOO_LARGE' ? 413 : refusal.code === 'INTERNAL' ? 500 : 400;
       return reply.code(status).type('application/json').send(refusalBody(refusal));
     });

@@ -6,7 +6,7 @@
  * the plain `{error: {code, message}}` of discovery and health. Never fastify's own body.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { PlexusError } from '../../core/errors.js';
+import { PlexusError, toPlexusError } from '../../core/errors.js';
 import { PEER_INVOKE_PATH } from '../peer/peer-config.js';
 import { sendPeerRefusal } from '../peer/peer-refusal.js';
 import { sendFaceError, toFaceError } from './face-errors.js';
@@ -92,4 +92,16 @@ export function faceFrameworkErrors(
   return (error, request, reply) => {
     void sendErrorForUrl(request, reply, frameworkRefusal(error, request.url, bodyLimitBytes), init.nodeId);
   };
+}
+
+/**
+ * The refusal of any failure in a face's fastify context: a PlexusError as it is, a fastify
+ * framework error as {@link frameworkRefusal} words it, anything else as `toPlexusError` reads it.
+ */
+export function refusalOf(error: FastifyError, url: string, bodyLimitBytes: number): PlexusError {
+  if (error instanceof PlexusError) return error;
+  if (typeof error.code === 'string' && error.code.startsWith('FST_')) {
+    return frameworkRefusal(error, url, bodyLimitBytes);
+  }
+  return toPlexusError(error);
 }

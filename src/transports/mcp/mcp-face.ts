@@ -7,12 +7,12 @@
  * `notifications/tools/list_changed`.
  */
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
-import { PlexusError, toPlexusError } from '../../core/errors.js';
+import { PlexusError } from '../../core/errors.js';
 import type { Principal } from '../../runtime/index.js';
 import { RUNTIME_EVENTS } from '../../runtime/events.js';
 import type { Face, FaceComponents, FaceFactory, FaceServer } from '../face.js';
 import { runtimePrincipal, silentLogger } from '../face-components.js';
-import { frameworkRefusal } from '../http/framework-errors.js';
+import { refusalOf } from '../http/framework-errors.js';
 import { positiveWhole } from '../positive-whole.js';
 import { authenticateHeaders } from '../ucan-credential.js';
 import { originAllowed, sendRefusal } from './mcp-http.js';
@@ -134,12 +134,7 @@ async function registerMcpContext(
       },
     );
     face.setErrorHandler((error: FastifyError, request, reply) => {
-      const refusal =
-        error instanceof PlexusError
-          ? error
-          : typeof error.code === 'string' && error.code.startsWith('FST_')
-            ? frameworkRefusal(error, request.url, bodyLimitBytes)
-            : toPlexusError(error);
+      const refusal = refusalOf(error, request.url, bodyLimitBytes);
       return sendRefusal(reply, refusal);
     });
     face.addHook('onRequest', async (request, reply) => {
