@@ -16,6 +16,7 @@ import { didYouMean } from '../wire/agentese/manifest/problems.js';
 import { SUPERVISION_STRATEGIES, type SupervisorSpec } from '../runtime/index.js';
 import { DEMO_AGENT_IDS } from './demo-agents.js';
 import { HYPERSPACE_PRIMITIVES } from './primitive-host.js';
+import { LOG_FORMATS, LOG_LEVELS } from '../observability/logging/log-options.js';
 
 /**
  * `T` read-only all the way down, its optional properties without the explicit `undefined` zod
@@ -176,6 +177,21 @@ export const metricsSchema = section({
   public: flag().optional(),
   maxVerbs: whole(1, 100_000).optional(),
   maxTenants: whole(1, 100_000).optional(),
+});
+
+/** `logging:`: the node's structured log (docs/observability.md, Logs). */
+export const loggingSchema = section({
+  level: z
+    .enum(LOG_LEVELS, {
+      error: says((v) => `must be one of ${LOG_LEVELS.join(', ')}, got ${showValue(v)}`),
+    })
+    .optional(),
+  format: z
+    .enum(LOG_FORMATS, {
+      error: says((v) => `must be json or pretty, got ${showValue(v)}`),
+    })
+    .optional(),
+  logUserIds: flag().optional(),
 });
 
 /** An Ed25519 did:key. */
@@ -432,6 +448,7 @@ export const NODE_CONFIG_SECTIONS = {
   helloTtlMs: whole(1000, 86_400_000),
   limits: limitsSchema,
   metrics: metricsSchema,
+  logging: loggingSchema,
   capabilities: capabilitiesSchema,
   supervision: supervisionSchema,
   budgets: budgetsSchema,
@@ -478,6 +495,9 @@ export type PeerConfig = DeepReadonly<z.output<typeof peerSchema>>;
 export type TlsConfig = DeepReadonly<z.output<typeof tlsSchema>>;
 /** Request limits. */
 export type LimitsConfig = DeepReadonly<z.output<typeof limitsSchema>>;
+/** The node's structured log: level, format, whether user ids are written. */
+export type LoggingConfig = DeepReadonly<z.output<typeof loggingSchema>>;
+
 /** `GET /metrics`: open without a credential, label caps. */
 export type MetricsConfig = DeepReadonly<z.output<typeof metricsSchema>>;
 /** UCAN capability checks (D7; docs/capabilities.md). */

@@ -50,6 +50,8 @@ import { trackLogHealth } from './log-health.js';
 import { cleanupStack, type CleanupStack } from './cleanup-stack.js';
 import { nodeMetrics } from '../observability/metrics/node-metrics.js';
 import { meteredAdmission, meteredLog } from './metered.js';
+import { invocationLogObserver } from '../observability/logging/invocation-log.js';
+import { fanOutObserver } from './observers.js';
 
 /** How long `stop()` waits for open HTTP connections after the drain before cutting them, ms. */
 const CONNECTION_GRACE_MS = 2_000;
@@ -239,6 +241,11 @@ export function createNode(init: NodeInit = {}): Node {
       ...(init.metrics?.maxVerbs === undefined ? {} : { maxVerbs: init.metrics.maxVerbs }),
       ...(init.metrics?.maxTenants === undefined ? {} : { maxTenants: init.metrics.maxTenants }),
     });
+    // The runtime's spans feed the meters and, with a logger, the invocation and routing lines.
+    const observer =
+      logger === silentLogger
+        ? metrics.observer
+        : fanOutObserver([metrics.observer, invocationLogObserver(logger)]);
     const health = trackLogHealth(meteredLog(store.log, metrics));
     const log = health.log;
     try {
@@ -262,7 +269,7 @@ export function createNode(init: NodeInit = {}): Node {
         snapshots,
         logger,
         routing: init.routing,
-        observer: metrics.observer,
+        observer,
       });
       if (remote !== undefined) {
         await remote.start();
@@ -285,7 +292,7 @@ export function createNode(init: NodeInit = {}): Node {
         agents,
         verifier,
         logger,
-        observer: metrics.observer,
+        observer,
         requireAuth: policy.required,
         // Agents announced by HELLO with an endpoint are reached there; other remote cards via the peers.
         remote: emergenceRemoteInvoker({ nodeId, logger, ...(remote === undefined ? {} : { next: remote }) }),

@@ -6,9 +6,19 @@
 /**
  * One invocation, from the runtime taking the request until its answer (a sync call) or the
  * end of its job (an async submission). Attributes: `verb`, `tenant` (absent = none), `face`,
- * `mode`; ended with the refusal or the job's error when it did not succeed.
+ * `mode`, `traceparent` and `user` (the envelope's, when present: for the log line only);
+ * ended with the refusal or the job's error when it did not succeed, and the end attributes
+ * `cache_hit` (answered from an earlier identical request) and `effects` (`effect:resource`
+ * of the verb run, when it completed).
  */
 export const INVOCATION_SPAN = 'runtime.invocation';
+
+/**
+ * One routing decision carried out: a job's run on the agents the router chose. Attributes:
+ * `job`, `verb`, `route` (`local`, `remote`, `broadcast`), `agents` (how many), `traceparent`
+ * (the request's, when it has one); ended with the error of a failed run.
+ */
+export const EXECUTE_SPAN = 'runtime.execute';
 
 /**
  * One fallback step the router tries after a target failed. Attributes: `policy`, `step`,

@@ -127,6 +127,7 @@ export {
   type MemoryObserver,
   type Observer,
   type ObserverAttributes,
+  type ObserverEndAttributes,
   type ObserverSpan,
   type RecordedSpan,
 } from './observer.js';

@@ -10,10 +10,19 @@ import type { PlexusError } from '../core/errors.js';
 /** Span and counter attributes: flat scalars only. */
 export type ObserverAttributes = Readonly<Record<string, string | number | boolean>>;
 
+/**
+ * What is known of a span only at its end (e.g. the effects an invocation carried out): flat
+ * scalars or lists of strings, as OpenTelemetry attributes allow.
+ */
+export type ObserverEndAttributes = Readonly<Record<string, string | number | boolean | readonly string[]>>;
+
 /** A span in progress. */
 export interface ObserverSpan {
-  /** Ends the span; `error` marks it failed with that error's code. Ending twice is a no-op. */
-  end(error?: PlexusError): void;
+  /**
+   * Ends the span; `error` marks it failed with that error's code; `attributes` add what is
+   * known only now. Ending twice is a no-op.
+   */
+  end(error?: PlexusError, attributes?: ObserverEndAttributes): void;
 }
 
 /** Where the runtime reports what it does. Implementations must never throw. */

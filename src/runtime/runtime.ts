@@ -36,7 +36,7 @@ import { noopObserver, type Observer } from './observer.js';
 import { silentLogger } from '../core/logger.js';
 import { auditPreEffect } from './pipeline/effects.js';
 import { planRecovery, recover } from './jobs/recovery.js';
-import { createRegistry } from './agents/registry.js';
+import { createRegistry, type Registry } from './agents/registry.js';
 import type { RouteState } from './routing/router.js';
 import type { Invocation, Runtime, RuntimeInit, StopOptions, Submission } from './runtime-interface.js';
 import type { RuntimeAgents } from './agents/runtime-agents.js';
@@ -49,7 +49,7 @@ import { isSyncDelivery } from './routing/delivery.js';
 import { verbAliases } from './agents/verb-aliases.js';
 import { INVOCATION_SPAN } from '../observability/span-names.js';
 import { INTERNAL_FACE, isTenantBound } from './pipeline/tenancy.js';
-import type { ObserverSpan } from './observer.js';
+import type { ObserverEndAttributes, ObserverSpan } from './observer.js';
 
 const NEVER = new AbortController().signal;
 
@@ -66,12 +66,34 @@ function invocationSpan(
   const { principal } = context;
   const tenant =
     context.face !== INTERNAL_FACE && isTenantBound(principal) ? principal.tenantId : envelope.tenantId;
-  return observer.span(
-    INVOCATION_SPAN,
-    tenant === undefined
-      ? { verb: envelope.verb, face: context.face, mode }
-      : { verb: envelope.verb, tenant, face: context.face, mode },
-  );
+  const attributes: Record<string, string> = { verb: envelope.verb, face: context.face, mode };
+  if (tenant !== undefined) attributes['tenant'] = tenant;
+  // for the invocation's log line (docs/observability.md, Logs): its trace and user
+  if (envelope.traceparent !== undefined) attributes['traceparent'] = envelope.traceparent;
+  if (envelope.userId !== undefined) attributes['user'] = envelope.userId;
+  return observer.span(INVOCATION_SPAN, attributes);
+}
+
+/**
+ * The end attributes of an invocation's span: `effects`, the declared effects of the verb
+ * the answering agent ran (`effect:resource`), when it completed; `cache_hit`, whether the
+ * answer was an earlier identical request's (idempotency) rather than a run of its own.
+ */
+function invocationEnd(
+  registry: Pick<Registry, 'verbSpec'>,
+  verb: string,
+  outcome: JobOutcome | undefined,
+  cacheHit: boolean,
+): ObserverEndAttributes {
+  const spec =
+    outcome?.state === 'COMPLETED' && !cacheHit ? registry.verbSpec(outcome.agent, verb) : undefined;
+  const effects =
+    spec === undefined
+      ? []
+      : Object.entries(spec.effects).flatMap(([effect, resources]) =>
+          resources.map((resource) => `${effect}:${resource}`),
+        );
+  return { cache_hit: cacheHit, effects };
 }
 
 /**
@@ -422,7 +444,10 @@ export function createRuntime(init: RuntimeInit): Runtime {
       }
       if (accepted.kind === 'stored') {
         const earlier = accepted.entry.job.error;
-        span.end(earlier === undefined ? undefined : PlexusError.fromData(earlier));
+        span.end(earlier === undefined ? undefined : PlexusError.fromData(earlier), {
+          cache_hit: true,
+          effects: [],
+        });
         return withAnswerWarnings({
           envelope: encodeEntry(answers, envelope, accepted.entry),
           job: accepted.entry.job,
@@ -439,13 +464,13 @@ export function createRuntime(init: RuntimeInit): Runtime {
       } catch (error) {
         if (!mine) {
           const stop: JobOutcome = { state: 'CANCELED', error: toPlexusError(error), agent: nodeId };
-          span.end(stop.error);
+          span.end(stop.error, invocationEnd(registry, envelope.verb, stop, true));
           return { envelope: encodeOutcome(answers, envelope, job.id, stop), duplicate: true };
         }
         runner.cancel(job.id, 'the caller cancelled the request');
         outcome = await job.done;
       }
-      span.end(outcome.error);
+      span.end(outcome.error, invocationEnd(registry, envelope.verb, outcome, !mine));
       return withAnswerWarnings({
         envelope: encodeOutcome(answers, envelope, job.id, outcome),
         ...(outcome.job === undefined ? {} : { job: outcome.job }),
@@ -473,9 +498,9 @@ export function createRuntime(init: RuntimeInit): Runtime {
       if (accepted.kind === 'new') {
         // the invocation lasts until its job ends
         void accepted.job.done.then((outcome) => {
-          span.end(outcome.error);
+          span.end(outcome.error, invocationEnd(registry, envelope.verb, outcome, false));
         });
-      } else span.end(); // a duplicate: answered with the earlier job
+      } else span.end(undefined, { cache_hit: true, effects: [] }); // a duplicate: answered with the earlier job
       if (accepted.kind === 'stored') {
         const served = accepted.entry.agents;
         return {

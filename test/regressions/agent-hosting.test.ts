@@ -13,6 +13,7 @@ import {
   built,
   cleanup,
   esrpRequest,
+  eventually,
   exitOf,
   post,
   resultOf,
@@ -50,6 +51,14 @@ export const relay = agent('relay', [
 `;
 
 let dir: string;
+
+/** The JSON log lines among what a node printed on stdout (its banner lines are not JSON). */
+function logLines(stdout: string): Record<string, unknown>[] {
+  return stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
 
 /** Resolves once the node has printed `text` on stdout (its banner ends with "press Ctrl-C"). */
 function printed(node: NodeProcess, text: string): Promise<void> {
@@ -111,12 +120,17 @@ describe('plexus start --agent FILE with agents: in plexus.yaml', () => {
     expect(body).not.toContain('greet.mjs');
     expect(body).not.toMatch(/\bat (file:|\/|async )/);
 
-    // the node's log (stderr) has the stack trace, pointing into the module
-    const log = node.stderr();
-    expect(log).toContain('plexus: error: a handler crashed; its caller got INTERNAL {"agent":"greet"');
-    expect(log).toContain('    TypeError: the greeter broke\n');
-    expect(log).toMatch(
-      new RegExp(`\\n {6}at .*${join(dir, 'greet.mjs').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:6:`),
+    // the node's log (stdout, one JSON line an entry: issue 16) has the stack trace, pointing
+    // into the module
+    const crashed = await eventually('the crash log line', () =>
+      Promise.resolve(
+        logLines(node.stdout()).find((l) => l['msg'] === 'a handler crashed; its caller got INTERNAL'),
+      ),
+    );
+    expect(crashed).toMatchObject({ level: 'error', agent: 'greet', verb: 'greet.hello' });
+    expect(crashed['stack']).toContain('TypeError: the greeter broke\n');
+    expect(crashed['stack']).toMatch(
+      new RegExp(`\\n {4}at .*${join(dir, 'greet.mjs').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:6:`),
     );
 
     // still serving after the crash (the agent instance was re-created)

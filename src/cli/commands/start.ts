@@ -1,7 +1,13 @@
 /**
  * `plexus start [--config plexus.yaml] [--data DIR] [--port 3100] [--host 127.0.0.1] [--dev]
- * [--demo] [--memory] [--agent FILE]… [--drain-ms N] [--verbose]`: runs a node until SIGTERM
- * or SIGINT, then drains in-flight jobs (up to the drain bound) and exits 0.
+ * [--demo] [--memory] [--agent FILE]… [--drain-ms N] [--log-level L] [--log-format json|pretty]
+ * [--verbose]`: runs a node until SIGTERM or SIGINT, then drains in-flight jobs (up to the
+ * drain bound) and exits 0.
+ *
+ * The node's structured log (docs/observability.md, Logs) goes to stdout, after the banner:
+ * JSON lines, or pino-pretty's text when stdout is a terminal (`--log-format` and `logging:`
+ * in the configuration choose otherwise). Lines logged while the node starts are held until
+ * the banner is printed, so the banner stays first.
  *
  * `--agent FILE` (repeatable; relative to the working directory) and `agents:` in the
  * configuration (relative to its file) name ES modules whose exported SDK agents the node
@@ -26,7 +32,15 @@ import {
   type NodeInit,
 } from '../../node/index.js';
 import { hostedAgentDefinitions, loadAgentModules, type LoadedAgent } from '../agent-modules.js';
-import { cliLogger } from '../cli-logger.js';
+import { nodeLogger } from '../../node/node-logger.js';
+import {
+  LOG_FORMATS,
+  LOG_LEVELS,
+  isLogFormat,
+  isLogLevel,
+  type LogFormat,
+  type LogLevel,
+} from '../../observability/logging/log-options.js';
 import type { CliIo } from '../io.js';
 import { shutdownOnSignals } from '../signals.js';
 
@@ -42,7 +56,12 @@ export interface StartOptions {
   /** `--mesh`: run the libp2p mesh peer (the `mesh:` section, enabled). */
   readonly mesh?: boolean;
   readonly drainMs?: string;
+  /** Same as `--log-level debug` (unless `--log-level` is given). */
   readonly verbose?: boolean;
+  /** `--log-level trace|debug|info|warn|error|silent`. */
+  readonly logLevel?: string;
+  /** `--log-format json|pretty`. */
+  readonly logFormat?: string;
   /** Agent modules (`--agent FILE`, repeatable). */
   readonly agent?: readonly string[];
 }
@@ -91,6 +110,30 @@ export function startNodeInit(io: CliIo, config: NodeConfig, opts: StartOptions)
   return { ...init, dataDir: resolve(io.cwd, init.dataDir ?? '.plexus') };
 }
 
+/** The `--log-level` of `start` (`--verbose` is `debug`), checked. @throws PlexusError `INVALID_PARAMS`. */
+export function startLogLevel(opts: StartOptions): LogLevel | undefined {
+  if (opts.logLevel === undefined) return opts.verbose === true ? 'debug' : undefined;
+  if (!isLogLevel(opts.logLevel)) {
+    throw new PlexusError(
+      'INVALID_PARAMS',
+      `--log-level must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(opts.logLevel)}`,
+    );
+  }
+  return opts.logLevel;
+}
+
+/** The `--log-format` of `start`, checked. @throws PlexusError `INVALID_PARAMS`. */
+export function startLogFormat(opts: StartOptions): LogFormat | undefined {
+  if (opts.logFormat === undefined) return undefined;
+  if (!isLogFormat(opts.logFormat)) {
+    throw new PlexusError(
+      'INVALID_PARAMS',
+      `--log-format must be ${LOG_FORMATS.join(' or ')}, got ${JSON.stringify(opts.logFormat)}`,
+    );
+  }
+  return opts.logFormat;
+}
+
 /** The agent modules of `start`: the configuration's `agents`, then `--agent` flags (absolute). */
 export function startAgentFiles(io: CliIo, config: NodeConfig, opts: StartOptions): string[] {
   return [...(config.agents ?? []), ...(opts.agent ?? [])].map((file) => resolve(io.cwd, file));
@@ -109,9 +152,33 @@ function agentsLine(agents: readonly LoadedAgent[]): string[] {
  * @throws PlexusError for a bad configuration, an agent module that cannot be loaded, or when
  *   the node cannot start.
  */
-export async function runStart(io: CliIo, opts: StartOptions, shutdown: Promise<string>): Promise<void> {
+export async function runStart(
+  io: CliIo,
+  opts: StartOptions,
+  shutdown: Promise<string>,
+  terminal: { readonly stdoutIsTTY: boolean } = { stdoutIsTTY: false },
+): Promise<void> {
+  const level = startLogLevel(opts);
+  const format = startLogFormat(opts);
   const config = await startConfig(io, opts.config);
   const init = startNodeInit(io, config, opts);
+  // Log lines wait for the banner (its first line names the URL scripts read), then flow.
+  const held: string[] = [];
+  let flowing = false;
+  const flow = (): void => {
+    flowing = true;
+    for (const line of held.splice(0)) io.stdout(line);
+  };
+  const logger = nodeLogger({
+    write: (line) => {
+      if (flowing) io.stdout(line);
+      else if (held.length < 10_000) held.push(line); // bounded: a start logs a few
+    },
+    ...(config.logging === undefined ? {} : { config: config.logging }),
+    ...(level === undefined ? {} : { level }),
+    ...(format === undefined ? {} : { format }),
+    tty: terminal.stdoutIsTTY,
+  });
   const loaded = await loadAgentModules(startAgentFiles(io, config, opts));
   const hosted = hostedAgentDefinitions(
     loaded.map((a) => a.spec),
@@ -120,9 +187,14 @@ export async function runStart(io: CliIo, opts: StartOptions, shutdown: Promise<
   const node: Node = createNode({
     ...init,
     agents: [...(init.agents ?? []), ...hosted],
-    logger: cliLogger(io, opts.verbose === true),
+    logger,
   });
-  await node.start();
+  try {
+    await node.start();
+  } catch (error) {
+    flow(); // what the node logged before it failed
+    throw error;
+  }
   const say = (text = ''): void => {
     io.stdout(`${text}\n`);
   };
@@ -158,6 +230,7 @@ export async function runStart(io: CliIo, opts: StartOptions, shutdown: Promise<
     }
   }
   say('press Ctrl-C to stop');
+  flow();
   const signal = await shutdown;
   const drainMs = init.drainMs ?? 10_000;
   io.stderr(`plexus: ${signal}: stopping; draining in-flight jobs for up to ${drainMs} ms\n`);
@@ -185,11 +258,16 @@ export function registerStart(program: Command, io: CliIo): void {
       [] as string[],
     )
     .option('--drain-ms <ms>', 'at shutdown, how long to let in-flight jobs finish (default 10000)')
-    .option('-v, --verbose', 'log node events on stderr')
+    .option('--log-level <level>', `the log's level: ${LOG_LEVELS.join(', ')} (default info)`)
+    .option(
+      '--log-format <format>',
+      "the log's format: json or pretty (default pretty on a terminal, else json)",
+    )
+    .option('-v, --verbose', 'the same as --log-level debug')
     .action(async (opts: StartOptions) => {
       const shutdown = shutdownOnSignals();
       try {
-        await runStart(io, opts, shutdown.requested);
+        await runStart(io, opts, shutdown.requested, { stdoutIsTTY: process.stdout.isTTY });
       } finally {
         shutdown.dispose();
       }

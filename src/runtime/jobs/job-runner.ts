@@ -24,6 +24,7 @@ import { RUNTIME_EVENTS, type JobStartedData, type RouteKind } from '../events.j
 import type { IdempotencyState } from '../pipeline/idempotency.js';
 import type { JobsState } from './jobs-projection.js';
 import type { Observer } from '../observer.js';
+import { EXECUTE_SPAN } from '../../observability/span-names.js';
 import type { Logger } from '../../core/logger.js';
 import { runPostEffects, type PostEffect } from '../pipeline/effects.js';
 import { runStep } from '../pipeline/steps.js';
@@ -282,7 +283,13 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
       },
     };
     const abort = jobAbort(job);
-    const span = observer.span('runtime.execute', { job: job.id, route, agents: targets.length });
+    const span = observer.span(EXECUTE_SPAN, {
+      job: job.id,
+      verb: job.request.verb,
+      route,
+      agents: targets.length,
+      ...(job.request.traceparent === undefined ? {} : { traceparent: job.request.traceparent }),
+    });
     const results = await Promise.all(
       targets.map((t) => runLegWith(components.executor, executed, t, abort)),
     );

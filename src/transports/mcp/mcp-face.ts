@@ -23,7 +23,7 @@ import {
   MCP_PATH,
 } from './mcp-protocol.js';
 import { registerMcpRoutes } from './mcp-routes.js';
-import { sessionServer, subscriptionsOfServer } from './mcp-server.js';
+import { sessionServer, subscriptionsOfServer, type McpToolCallSource } from './mcp-server.js';
 import { agentUri } from './mcp-resources.js';
 import { isJsonObject } from '../../core/json.js';
 import { McpSessions } from './mcp-sessions.js';
@@ -119,6 +119,7 @@ async function registerMcpContext(
   const keepAliveMs = positiveWhole('keepAliveMs', init.keepAliveMs ?? MCP_DEFAULT_KEEPALIVE_MS);
   const pageSize = positiveWhole('pageSize', init.pageSize ?? MCP_DEFAULT_PAGE_SIZE);
   const callers = new WeakMap<FastifyRequest, Caller>();
+  const logger = components.logger ?? silentLogger;
   const callerOf = (request: FastifyRequest): Caller => {
     const caller = callers.get(request);
     if (caller === undefined) throw new PlexusError('UNAUTHORIZED', 'the request was not authenticated');
@@ -176,13 +177,23 @@ async function registerMcpContext(
           ...(caller.capability === undefined ? {} : { capability: caller.capability }),
           transport: { remoteAddress: request.ip },
           pageSize,
-          ...(components.metrics === undefined
-            ? {}
-            : {
-                toolCalled: (tool: string, status: string, seconds: number) => {
-                  components.metrics?.mcpToolCall(tool, status, seconds);
-                },
-              }),
+          toolCalled: (tool: string, status: string, seconds: number, call: McpToolCallSource) => {
+            components.metrics?.mcpToolCall(tool, status, seconds);
+            // seed 004 Req 12.2: one line per tool call (docs/observability.md, Logs)
+            logger.info(
+              {
+                event: 'mcp.tool_call',
+                tool,
+                source_agent: call.client ?? null,
+                principal: call.principal,
+                agent: call.agent,
+                duration_ms: Math.round(seconds * 1_000_000) / 1000,
+                success: status === 'success',
+                status,
+              },
+              'mcp tool call',
+            );
+          },
           headSeq: async () => (await components.log.head()).seq,
         });
       },

@@ -40,11 +40,22 @@ export interface SessionServerInit {
   readonly pageSize: number;
   /**
    * Told of each `tools/call` of a known tool: its name, `success` or the error code, seconds
-   * (the node's `plexus_mcp_tool_calls_total` and duration meters). Absent = nobody is told.
+   * (the node's `plexus_mcp_tool_calls_total` and duration meters), and who called it and
+   * which agent served it (the node's log line). Absent = nobody is told.
    */
-  readonly toolCalled?: (tool: string, status: string, seconds: number) => void;
+  readonly toolCalled?: (tool: string, status: string, seconds: number, call: McpToolCallSource) => void;
   /** The event log's head now (where a subscribed job's changes are followed from). */
   headSeq(): Promise<number>;
+}
+
+/** Who made an MCP tool call and which agent served it. */
+export interface McpToolCallSource {
+  /** The MCP client's name (its `clientInfo.name` at initialize), when it gave one. */
+  readonly client?: string;
+  /** The authenticated caller's id. */
+  readonly principal: string;
+  /** The agent whose verb the tool is. */
+  readonly agent: string;
 }
 
 /** The status of a tool result: `success`, or the error code a failure carries. */
@@ -192,7 +203,12 @@ export function sessionServer(init: SessionServerInit): SessionServer {
       ...(token === undefined ? {} : { progressToken: token }),
       notify: (notification) => extra.sendNotification(notification),
     });
-    init.toolCalled?.(entry.tool.name, statusOf(result), (performance.now() - started) / 1000);
+    const client = server.getClientVersion()?.name;
+    init.toolCalled?.(entry.tool.name, statusOf(result), (performance.now() - started) / 1000, {
+      ...(client === undefined ? {} : { client }),
+      principal: init.principal.id,
+      agent: entry.agentId,
+    });
     const failed = result.isError === true;
     log(failed ? 'warning' : 'info', {
       event: 'tools/call',

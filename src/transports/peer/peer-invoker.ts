@@ -26,6 +26,8 @@ import {
   type RetryOptions,
 } from './retry.js';
 import { plexusCodeFromHttp } from '../http/http-status.js';
+import { silentLogger } from '../../core/logger.js';
+import { logEnvelope } from '../../observability/logging/envelope-log.js';
 
 /** Finds the peer node a remote card was learned from ({@link PeerDirectory} is one). */
 export interface PeerResolver {
@@ -72,6 +74,7 @@ export function peerRemoteInvoker(init: PeerRemoteInvokerInit): RemoteInvoker {
     init.attemptTimeoutMs === undefined ? undefined : checkAttemptTimeout(init.attemptTimeoutMs);
   const fetchFn = init.fetch ?? globalThis.fetch;
   const now = init.now ?? Date.now;
+  const logger = init.logger ?? silentLogger;
 
   async function attempt(
     peer: PeerConfig,
@@ -115,6 +118,7 @@ export function peerRemoteInvoker(init: PeerRemoteInvokerInit): RemoteInvoker {
       let status: number;
       let text: string;
       try {
+        logEnvelope(logger, 'sent', envelope, url);
         const response = await fetchFn(url, { method: 'POST', headers, body, signal: controller.signal });
         status = response.status;
         text = await response.text();
@@ -143,6 +147,7 @@ export function peerRemoteInvoker(init: PeerRemoteInvokerInit): RemoteInvoker {
       }
       const value = parseOrUndefined(text);
       const answer = answerEnvelopeOf(value);
+      if (answer !== undefined) logEnvelope(logger, 'received', answer, url, { status });
       if (status >= 200 && status < 300) {
         if (answer !== undefined) return { kind: 'answer', envelope: answer };
         return {

@@ -35,6 +35,7 @@ import { sendPeerRefusal } from './peer-refusal.js';
 import { PEER_INVOKE_PATH, PEER_TIMEOUT_HEADER, trustSet, tryPeerDid } from './peer-config.js';
 import { RETRYABLE_STATUSES } from './peer-wire.js';
 import { HTTP_STATUS } from '../http/http-status.js';
+import { logEnvelope } from '../../observability/logging/envelope-log.js';
 
 /** Options of {@link registerPeerRoutes}. */
 export interface PeerRoutesInit {
@@ -131,6 +132,9 @@ async function handleInvoke(
     );
   }
   const { signer } = components.verifier.verify(body, rpcDomain(d['verb']));
+  const logger = components.logger ?? silentLogger;
+  const received = withServedTrace(d as unknown as Envelope, request.raw); // W3C traceparent header
+  logEnvelope(logger, 'received', received, signer.did);
   const principal = await admit(request.headers.authorization, signer.did, components, trusted);
   const timeoutMs = timeoutOf(request.headers[PEER_TIMEOUT_HEADER]);
 
@@ -140,8 +144,8 @@ async function handleInvoke(
   };
   reply.raw.once('close', onClose);
   try {
-    return await components.runtime.invoke(
-      withServedTrace(d as unknown as Envelope, request.raw), // W3C traceparent header
+    const invocation = await components.runtime.invoke(
+      received,
       {
         face: PEER_FACE,
         principal,
@@ -150,6 +154,8 @@ async function handleInvoke(
       },
       { signal: controller.signal },
     );
+    logEnvelope(logger, 'sent', invocation.envelope, signer.did, { status: statusOf(invocation) });
+    return invocation;
   } finally {
     reply.raw.off('close', onClose);
   }
