@@ -9,8 +9,9 @@
  * Lines are handed to `write` synchronously, one call per line, so a command can send them to
  * its own stdout or stderr (and a test can capture them).
  */
+import { createRequire } from 'node:module';
 import { pino, type Logger as Pino } from 'pino';
-import { prettyFactory } from 'pino-pretty';
+import type { prettyFactory as PrettyFactory } from 'pino-pretty';
 import type { Logger } from '../../core/logger.js';
 import { DEFAULT_LOG_LEVEL, type LogFormat, type LogLevel } from './log-options.js';
 import { redactFields, type TextRedactor } from './redact-fields.js';
@@ -44,6 +45,12 @@ export interface PinoLoggerInit {
 }
 
 const asIs: TextRedactor = (text) => text;
+
+/** pino-pretty, loaded only when a logger is pretty (every command would pay its import). */
+function prettyFactory(options: Parameters<typeof PrettyFactory>[0]): ReturnType<typeof PrettyFactory> {
+  const load = createRequire(import.meta.url)('pino-pretty') as { prettyFactory: typeof PrettyFactory };
+  return load.prettyFactory(options);
+}
 
 type Method = 'trace' | 'debug' | 'info' | 'warn' | 'error';
 
