@@ -49,6 +49,8 @@ import { nodeRouter } from './node-router.js';
 import { trackLogHealth } from './log-health.js';
 import { cleanupStack, type CleanupStack } from './cleanup-stack.js';
 import { nodeMetrics } from '../observability/metrics/node-metrics.js';
+import { nodeTracingOf } from './tracing-setup.js';
+import { teeObserver } from '../runtime/observer.js';
 import { meteredAdmission, meteredLog } from './metered.js';
 
 /** How long `stop()` waits for open HTTP connections after the drain before cutting them, ms. */
@@ -241,6 +243,11 @@ export function createNode(init: NodeInit = {}): Node {
     });
     const health = trackLogHealth(meteredLog(store.log, metrics));
     const log = health.log;
+    // One tracer provider per node, never global (OBS-6); none at all when tracing is off (OBS-7).
+    const tracing = nodeTracingOf(init, nodeId);
+    if (tracing !== undefined) cleanup.push(bestEffort(() => tracing.shutdown())); // runs last: flushes
+    const observer =
+      tracing === undefined ? metrics.observer : teeObserver(metrics.observer, tracing.observer);
     try {
       const tls = init.tls === undefined ? undefined : await readTls(init.tls);
       await log.start();
@@ -262,7 +269,7 @@ export function createNode(init: NodeInit = {}): Node {
         snapshots,
         logger,
         routing: init.routing,
-        observer: metrics.observer,
+        observer,
       });
       if (remote !== undefined) {
         await remote.start();
@@ -285,7 +292,7 @@ export function createNode(init: NodeInit = {}): Node {
         agents,
         verifier,
         logger,
-        observer: metrics.observer,
+        observer,
         requireAuth: policy.required,
         // Agents announced by HELLO with an endpoint are reached there; other remote cards via the peers.
         remote: emergenceRemoteInvoker({ nodeId, logger, ...(remote === undefined ? {} : { next: remote }) }),
@@ -341,6 +348,7 @@ export function createNode(init: NodeInit = {}): Node {
         dataDir: options.dataDir,
         logger,
         metrics,
+        ...(tracing === undefined ? {} : { tracing: tracing.observer }),
         ...(capabilities === undefined ? {} : { capabilities: capabilities.gate }),
       };
       // Load shedding: bounds on work in flight, checked before any face decodes a request.

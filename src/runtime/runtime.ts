@@ -48,6 +48,7 @@ import { runtimeEffects } from './effects/runtime-effects.js';
 import { isSyncDelivery } from './routing/delivery.js';
 import { verbAliases } from './agents/verb-aliases.js';
 import { INVOCATION_SPAN } from '../observability/span-names.js';
+import { ATTR_CACHE_HIT } from '../observability/tracing/span-attributes.js';
 import { INTERNAL_FACE, isTenantBound } from './pipeline/tenancy.js';
 import type { ObserverSpan } from './observer.js';
 
@@ -66,12 +67,19 @@ function invocationSpan(
   const { principal } = context;
   const tenant =
     context.face !== INTERNAL_FACE && isTenantBound(principal) ? principal.tenantId : envelope.tenantId;
+  const parent = envelope.traceparent; // the face's span: the log's trace is the exported one
   return observer.span(
     INVOCATION_SPAN,
     tenant === undefined
       ? { verb: envelope.verb, face: context.face, mode }
       : { verb: envelope.verb, tenant, face: context.face, mode },
+    parent === undefined ? undefined : { parent },
   );
+}
+
+/** Marks whether the answer was a stored one (an idempotent duplicate), when the span traces. */
+function cacheHit(span: ObserverSpan, hit: boolean): void {
+  if (span.traceparent !== undefined) span.set?.({ [ATTR_CACHE_HIT]: hit });
 }
 
 /**
@@ -413,18 +421,20 @@ export function createRuntime(init: RuntimeInit): Runtime {
       const span = invocationSpan(observer, envelope, context, 'sync');
       let accepted;
       try {
-        accepted = await accept(invoker, envelope, context, 'sync', signal);
+        accepted = await accept(invoker, envelope, context, 'sync', signal, span);
       } catch (error) {
         const refusal = toPlexusError(error);
         observer.count('runtime.refused', { code: refusal.code, face: context.face });
         span.end(refusal);
         return { envelope: encodeRefusal(answers, envelope, refusal), duplicate: false };
       }
+      cacheHit(span, accepted.kind !== 'new');
       if (accepted.kind === 'stored') {
         const earlier = accepted.entry.job.error;
+        const answer = encodeEntry(answers, envelope, accepted.entry, span.traceparent);
         span.end(earlier === undefined ? undefined : PlexusError.fromData(earlier));
         return withAnswerWarnings({
-          envelope: encodeEntry(answers, envelope, accepted.entry),
+          envelope: answer,
           job: accepted.entry.job,
           duplicate: true,
         });
@@ -439,15 +449,17 @@ export function createRuntime(init: RuntimeInit): Runtime {
       } catch (error) {
         if (!mine) {
           const stop: JobOutcome = { state: 'CANCELED', error: toPlexusError(error), agent: nodeId };
+          const answer = encodeOutcome(answers, envelope, job.id, stop, span.traceparent);
           span.end(stop.error);
-          return { envelope: encodeOutcome(answers, envelope, job.id, stop), duplicate: true };
+          return { envelope: answer, duplicate: true };
         }
         runner.cancel(job.id, 'the caller cancelled the request');
         outcome = await job.done;
       }
+      const answer = encodeOutcome(answers, envelope, job.id, outcome, span.traceparent);
       span.end(outcome.error);
       return withAnswerWarnings({
-        envelope: encodeOutcome(answers, envelope, job.id, outcome),
+        envelope: answer,
         ...(outcome.job === undefined ? {} : { job: outcome.job }),
         duplicate: !mine,
       });
@@ -463,13 +475,14 @@ export function createRuntime(init: RuntimeInit): Runtime {
       const span = invocationSpan(observer, envelope, context, 'async');
       let accepted;
       try {
-        accepted = await accept(invoker, envelope, context, 'async', options.signal ?? NEVER);
+        accepted = await accept(invoker, envelope, context, 'async', options.signal ?? NEVER, span);
       } catch (error) {
         const refusal = toPlexusError(error);
         observer.count('runtime.refused', { code: refusal.code, face: context.face });
         span.end(refusal);
         throw refusal;
       }
+      cacheHit(span, accepted.kind !== 'new');
       if (accepted.kind === 'new') {
         // the invocation lasts until its job ends
         void accepted.job.done.then((outcome) => {
