@@ -5,7 +5,12 @@
  * `ctx.telemetry` on the invocation span. Two tracers never share spans.
  */
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createNode } from '../../src/node/index.js';
+import { esrpRequest } from '../e2e/harness.js';
 import { PlexusError } from '../../src/core/errors.js';
 import { AGENTESE_ATTRIBUTES } from '../../src/observability/tracing/span-attributes.js';
 import { nodeTracing, tracesUrl } from '../../src/observability/tracing/node-tracing.js';
@@ -200,5 +205,45 @@ describe('traces of an invocation', () => {
     expect(tracesUrl('http://c:4318')).toBe('http://c:4318/v1/traces');
     expect(tracesUrl('http://c:4318/')).toBe('http://c:4318/v1/traces');
     expect(tracesUrl('http://c:4318/v1/traces')).toBe('http://c:4318/v1/traces');
+  });
+});
+
+describe('the HTTP server span of a traced node', () => {
+  it('writes a new trace’s sampling decision into the answer, and keeps a caller’s', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'plexus-trace-'));
+    const exporter = new InMemorySpanExporter();
+    const node = createNode({
+      dataDir,
+      store: 'memory',
+      host: '127.0.0.1',
+      port: 0,
+      dev: true,
+      demo: ['echo'],
+      primitives: false,
+      tracing: { sampling: 0 },
+      spanExporter: exporter,
+    });
+    await node.start();
+    try {
+      const call = async (headers: Record<string, string>): Promise<string> => {
+        const res = await fetch(`${node.url}/v1/execute`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify(esrpRequest('echo.echo', { text: 'hi' })),
+        });
+        expect(res.status).toBe(200);
+        await res.text();
+        return res.headers.get('traceparent') ?? '';
+      };
+      expect(await call({})).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/); // sampling 0: not sampled
+      const continued = await call({ traceparent: PARENT });
+      expect(continued).toMatch(new RegExp(`^00-${TRACE}-[0-9a-f]{16}-01$`)); // the caller's flag
+      expect(continued.slice(36, 52)).not.toBe(FACE_SPAN);
+      const bad = await call({ traceparent: '00-zz-not-a-trace' });
+      expect(bad).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/); // invalid: a new trace, never an error
+    } finally {
+      await node.stop({ drainMs: 0 });
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
