@@ -30,10 +30,17 @@ import { startServerProcess } from './node/server-process.js';
 export const PLEXUS_HTTP = 'Plexus HTTP POST /v1/execute';
 export const PLEXUS_WS = 'Plexus WS JSON-RPC';
 export const PLEXUS_A2A = 'Plexus A2A JSON-RPC SendMessage';
+export const PLEXUS_HTTP_TRACED = 'Plexus HTTP POST /v1/execute, traced (OTLP, 100%)';
 const A2A_SDK = 'A2A SDK, JSON-RPC SendMessage';
 
 /** Starts a Plexus node in its own process (see bench/node/servers/plexus-node.js). */
-const plexusNode = () => startServerProcess(new URL('./node/servers/plexus-node.js', import.meta.url));
+/** A loaded 2-core machine can take more than the default 15 s to import and start a node. */
+const NODE_READY = { readyTimeoutMs: 60_000 };
+const plexusNode = () =>
+  startServerProcess(new URL('./node/servers/plexus-node.js', import.meta.url), [], NODE_READY);
+/** The same node with tracing exported at 100% sampling to a local OTLP receiver. */
+const tracedPlexusNode = () =>
+  startServerProcess(new URL('./node/servers/plexus-node.js', import.meta.url), ['--traced'], NODE_READY);
 
 /**
  * Every subject of the run, in table order. The load process imports this module and looks
@@ -54,6 +61,15 @@ export const subjects = [
     makeRequest: esrpEchoRequest,
     check: esrpEchoCheck,
     note: 'sync ESRP request for echo.echo (payload as the JSON input `input`); checked: status succeeded, same request_id, output `result` = the payload',
+  },
+  {
+    name: PLEXUS_HTTP_TRACED,
+    start: tracedPlexusNode,
+    client: 'http',
+    path: '/v1/execute',
+    makeRequest: esrpEchoRequest,
+    check: esrpEchoCheck,
+    note: 'as the row above, with tracing on: every span of every call exported (OTLP/HTTP JSON, batched) to a receiver in the node process; compare with the untraced row of the same run',
   },
   {
     name: PLEXUS_WS,
@@ -107,6 +123,12 @@ export const targets = [
     label: '>= 20x the MCP SDK over Streamable HTTP',
     transport: TRANSPORT[subject],
   })),
+  {
+    subject: PLEXUS_HTTP_TRACED,
+    baseline: PLEXUS_HTTP,
+    min: 0.9,
+    label: 'tracing exported at 100% costs <= 10% of throughput',
+  },
   {
     subject: PLEXUS_A2A,
     baseline: A2A_SDK,

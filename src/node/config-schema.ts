@@ -194,6 +194,27 @@ export const loggingSchema = section({
   logUserIds: flag().optional(),
 });
 
+/** `tracing:`: OpenTelemetry traces over OTLP (docs/observability.md "Traces"). Off by default. */
+export const tracingSchema = section({
+  enabled: flag().optional(),
+  endpoint: httpUrl.optional(),
+  protocol: z
+    .enum(['http/json', 'http/protobuf'], {
+      error: says((v) => `must be http/json (or http/protobuf), got ${showValue(v)}`),
+    })
+    .refine((p) => p === 'http/json', {
+      error:
+        'http/protobuf needs @opentelemetry/exporter-trace-otlp-proto, which this build does not include; use http/json (every OTLP/HTTP collector accepts it)',
+    })
+    .optional(),
+  sampling: z
+    .number({ error: says((v) => `must be a number from 0 to 1, got ${showValue(v)}`) })
+    .min(0, { error: says((v) => `must be a number from 0 to 1, got ${showValue(v)}`) })
+    .max(1, { error: says((v) => `must be a number from 0 to 1, got ${showValue(v)}`) })
+    .optional(),
+  serviceName: text().optional(),
+});
+
 /** An Ed25519 did:key. */
 const ed25519DidKey = text().refine((s) => s.startsWith('did:key:z6Mk'), {
   error: says((v) => `must be an Ed25519 did:key (did:key:z6Mk…), got ${showValue(v)}`),
@@ -449,6 +470,7 @@ export const NODE_CONFIG_SECTIONS = {
   limits: limitsSchema,
   metrics: metricsSchema,
   logging: loggingSchema,
+  tracing: tracingSchema,
   capabilities: capabilitiesSchema,
   supervision: supervisionSchema,
   budgets: budgetsSchema,
@@ -500,6 +522,8 @@ export type LoggingConfig = DeepReadonly<z.output<typeof loggingSchema>>;
 
 /** `GET /metrics`: open without a credential, label caps. */
 export type MetricsConfig = DeepReadonly<z.output<typeof metricsSchema>>;
+/** OpenTelemetry traces: endpoint, protocol, head sampling, service name. */
+export type TracingConfig = DeepReadonly<z.output<typeof tracingSchema>>;
 /** UCAN capability checks (D7; docs/capabilities.md). */
 export type CapabilitiesConfig = DeepReadonly<z.output<typeof capabilitiesSchema>>;
 /** `auth:` of the file. */

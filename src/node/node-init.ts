@@ -8,6 +8,7 @@ import { PlexusError } from '../core/errors.js';
 import type { AgentDefinition } from '../runtime/index.js';
 import { isLoopbackHost } from '../security/index.js';
 import type { Logger } from '../core/logger.js';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { memoryStore, sqliteStore, type StoreFactory } from '../store/index.js';
 import type { FaceFactory } from '../transports/face.js';
 import type { PaymentRoutesInit } from '../transports/http/payment-route.js';
@@ -104,6 +105,14 @@ export interface NodeInit {
    * as `other`). @default { public: false, maxVerbs: 200, maxTenants: 200 }
    */
   readonly metrics?: NodeConfig['metrics'];
+  /**
+   * OpenTelemetry traces over OTLP/HTTP (docs/observability.md "Traces"): on when `enabled` or
+   * an `endpoint` is set; the endpoint defaults to `OTEL_EXPORTER_OTLP_ENDPOINT`, then
+   * `http://localhost:4318`. @default off
+   */
+  readonly tracing?: NodeConfig['tracing'];
+  /** Where spans go instead of OTLP (tests: an in-memory exporter). Turns tracing on. */
+  readonly spanExporter?: SpanExporter;
   /** How long `stop()` waits for in-flight jobs before cancelling them, ms. @default 10000 */
   readonly drainMs?: NodeConfig['drainMs'];
   /** TLS certificate and key files (PEM): the node then listens on HTTPS / WSS. */

@@ -35,7 +35,7 @@ export interface NodeRouterComponents {
   readonly logger: Logger;
   readonly routing: RoutingConfig | undefined;
   /** Where the router reports its fallbacks (the node's meters). */
-  readonly observer?: Pick<Observer, 'count'>;
+  readonly observer?: Observer;
 }
 
 /** What the router is handed once the node has built it. */

@@ -49,9 +49,10 @@ import { nodeRouter } from './node-router.js';
 import { trackLogHealth } from './log-health.js';
 import { cleanupStack, type CleanupStack } from './cleanup-stack.js';
 import { nodeMetrics } from '../observability/metrics/node-metrics.js';
+import { nodeTracingOf } from './tracing-setup.js';
+import { teeObserver } from '../runtime/observer.js';
 import { meteredAdmission, meteredLog } from './metered.js';
 import { invocationLogObserver } from '../observability/logging/invocation-log.js';
-import { fanOutObserver } from './observers.js';
 
 /** How long `stop()` waits for open HTTP connections after the drain before cutting them, ms. */
 const CONNECTION_GRACE_MS = 2_000;
@@ -241,13 +242,18 @@ export function createNode(init: NodeInit = {}): Node {
       ...(init.metrics?.maxVerbs === undefined ? {} : { maxVerbs: init.metrics.maxVerbs }),
       ...(init.metrics?.maxTenants === undefined ? {} : { maxTenants: init.metrics.maxTenants }),
     });
-    // The runtime's spans feed the meters and, with a logger, the invocation and routing lines.
-    const observer =
-      logger === silentLogger
-        ? metrics.observer
-        : fanOutObserver([metrics.observer, invocationLogObserver(logger)]);
     const health = trackLogHealth(meteredLog(store.log, metrics));
     const log = health.log;
+    // One tracer provider per node, never global (OBS-6); none at all when tracing is off (OBS-7).
+    const tracing = nodeTracingOf(init, nodeId);
+    if (tracing !== undefined) cleanup.push(bestEffort(() => tracing.shutdown())); // runs last: flushes
+    // The runtime's spans feed the meters, with a logger the invocation and routing lines, and
+    // with tracing on the exported spans.
+    const observer = teeObserver(
+      metrics.observer,
+      ...(logger === silentLogger ? [] : [invocationLogObserver(logger)]),
+      ...(tracing === undefined ? [] : [tracing.observer]),
+    );
     try {
       const tls = init.tls === undefined ? undefined : await readTls(init.tls);
       await log.start();
@@ -348,6 +354,7 @@ export function createNode(init: NodeInit = {}): Node {
         dataDir: options.dataDir,
         logger,
         metrics,
+        ...(tracing === undefined ? {} : { tracing: tracing.observer }),
         ...(capabilities === undefined ? {} : { capabilities: capabilities.gate }),
       };
       // Load shedding: bounds on work in flight, checked before any face decodes a request.

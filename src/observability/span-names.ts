@@ -26,3 +26,15 @@ export const EXECUTE_SPAN = 'runtime.execute';
  * scheme, or `local-cache`, `queue-for-sync`, `error`): closed sets.
  */
 export const FALLBACK_COUNT = 'routing.fallbacks';
+
+/** One commit of a job's events to the event log (a child of `runtime.post_effects`). Attribute: `events`. */
+export const STORE_COMMIT_SPAN = 'store.commit';
+
+/**
+ * One request forwarded to another node (a CLIENT span; its id is the hop's `traceparent`, so
+ * the peer's spans are its children). Attributes: `agent`, `target`, and OTel's `server.address`.
+ */
+export const FORWARD_SPAN = 'routing.forward';
+
+/** One effect handler run before or after a verb (`effect.<name>`). Attribute: `effect`. */
+export const EFFECT_SPAN_PREFIX = 'effect.';

@@ -114,6 +114,27 @@ export interface HandlerContext {
    *   job then fails, even if the error is caught) or is one of the node's own types.
    */
   emit(type: string, data?: JsonValue): void;
+  /**
+   * Reports facts about the work for the node's trace (seed 002 §7.1): the model an LLM call
+   * used and its tokens become `agentese.llm.model` / `agentese.llm.tokens.input` /
+   * `agentese.llm.tokens.output` on the invocation's span. A no-op when the node does not
+   * trace; a later report of the same field replaces the earlier one.
+   *
+   * @example ctx.telemetry({ llm: { model: 'claude-opus-4-5', inputTokens: 1234, outputTokens: 567 } });
+   */
+  telemetry(report: HandlerTelemetry): void;
+}
+
+/** What a handler reports through {@link HandlerContext.telemetry}. */
+export interface HandlerTelemetry {
+  readonly llm?: {
+    /** The model called. */
+    readonly model?: string;
+    /** Tokens sent to it (a whole number ≥ 0). */
+    readonly inputTokens?: number;
+    /** Tokens it answered with (a whole number ≥ 0). */
+    readonly outputTokens?: number;
+  };
 }
 
 /**

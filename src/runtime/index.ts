@@ -57,6 +57,7 @@ export type {
   FaceName,
   FaceNames,
   HandlerContext,
+  HandlerTelemetry,
   InvocationContext,
   InvocationMode,
   Principal,
@@ -124,11 +125,15 @@ export {
 export {
   memoryObserver,
   noopObserver,
+  teeObserver,
+  underSpan,
   type MemoryObserver,
   type Observer,
   type ObserverAttributes,
   type ObserverEndAttributes,
   type ObserverSpan,
+  type ObserverSpanKind,
+  type ObserverSpanOptions,
   type RecordedSpan,
 } from './observer.js';
 export {

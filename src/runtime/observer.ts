@@ -23,12 +23,37 @@ export interface ObserverSpan {
    * known only now. Ending twice is a no-op.
    */
   end(error?: PlexusError, attributes?: ObserverEndAttributes): void;
+  /** Adds attributes learnt after the start (an observer that records none leaves it out). */
+  set?(attributes: ObserverAttributes): void;
+  /**
+   * This span's W3C `traceparent`, when the observer traces (docs/observability.md "Traces"):
+   * child spans name it as their parent and hops to other nodes carry it.
+   */
+  readonly traceparent?: string;
+}
+
+/** The kind of a span (OpenTelemetry's SpanKind, by name). */
+export type ObserverSpanKind = 'internal' | 'server' | 'client' | 'producer' | 'consumer';
+
+/** Where a span sits in its trace. Every field is optional; an observer that does not trace ignores them. */
+export interface ObserverSpanOptions {
+  /** The parent span's W3C `traceparent` (a new trace without one, or when it is invalid). */
+  readonly parent?: string;
+  /**
+   * The span's own W3C `traceparent`, when its id was already decided (a hop whose id went on
+   * the wire, a server span whose id the answer named): the span takes that trace and span id.
+   */
+  readonly self?: string;
+  /** @default 'internal' */
+  readonly kind?: ObserverSpanKind;
+  /** Unix ms the span started, when it started before it was reported. @default now */
+  readonly startedAt?: number;
 }
 
 /** Where the runtime reports what it does. Implementations must never throw. */
 export interface Observer {
   /** Starts a span named `name` (e.g. `runtime.validate_input`). */
-  span(name: string, attributes?: ObserverAttributes): ObserverSpan;
+  span(name: string, attributes?: ObserverAttributes, options?: ObserverSpanOptions): ObserverSpan;
   /** Adds `value` (default 1) to the counter `name`. */
   count(name: string, attributes?: ObserverAttributes, value?: number): void;
 }
@@ -40,6 +65,48 @@ export const noopObserver: Observer = {
   span: () => NOOP_SPAN,
   count: () => undefined,
 };
+
+/**
+ * An observer reporting to each of `observers` (the node's meters and its tracer). The span it
+ * returns ends and sets on all of them and names the first `traceparent` among theirs.
+ */
+export function teeObserver(...observers: readonly Observer[]): Observer {
+  const list = observers.filter((o) => o !== noopObserver);
+  if (list.length === 0) return noopObserver;
+  if (list.length === 1) return list[0] as Observer;
+  return {
+    span(name, attributes, options) {
+      const spans = list.map((o) => o.span(name, attributes, options));
+      const traceparent = spans.find((s) => s.traceparent !== undefined)?.traceparent;
+      return {
+        end(error, attributes) {
+          for (const s of spans) s.end(error, attributes);
+        },
+        set(more) {
+          for (const s of spans) s.set?.(more);
+        },
+        ...(traceparent === undefined ? {} : { traceparent }),
+      };
+    },
+    count(name, attributes, value) {
+      for (const o of list) o.count(name, attributes, value);
+    },
+  };
+}
+
+/**
+ * `observer` with `parent` as the default parent of its spans (the steps of one invocation
+ * under its span). `observer` itself when there is no parent: nothing to pay when not tracing.
+ */
+export function underSpan(observer: Observer, parent: string | undefined): Observer {
+  if (parent === undefined) return observer;
+  return {
+    span: (name, attributes, options) => observer.span(name, attributes, { parent, ...options }),
+    count: (name, attributes, value) => {
+      observer.count(name, attributes, value);
+    },
+  };
+}
 
 /** One finished (or still open) span in a {@link MemoryObserver}. */
 export interface RecordedSpan {

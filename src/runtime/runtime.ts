@@ -48,6 +48,7 @@ import { runtimeEffects } from './effects/runtime-effects.js';
 import { isSyncDelivery } from './routing/delivery.js';
 import { verbAliases } from './agents/verb-aliases.js';
 import { INVOCATION_SPAN } from '../observability/span-names.js';
+import { ATTR_CACHE_HIT } from '../observability/tracing/span-attributes.js';
 import { INTERNAL_FACE, isTenantBound } from './pipeline/tenancy.js';
 import type { ObserverEndAttributes, ObserverSpan } from './observer.js';
 
@@ -68,10 +69,12 @@ function invocationSpan(
     context.face !== INTERNAL_FACE && isTenantBound(principal) ? principal.tenantId : envelope.tenantId;
   const attributes: Record<string, string> = { verb: envelope.verb, face: context.face, mode };
   if (tenant !== undefined) attributes['tenant'] = tenant;
-  // for the invocation's log line (docs/observability.md, Logs): its trace and user
+  // for the invocation's log line (docs/observability.md, Logs): its trace and user; the
+  // tracer leaves these two out of exported spans (user ids are personal data)
   if (envelope.traceparent !== undefined) attributes['traceparent'] = envelope.traceparent;
   if (envelope.userId !== undefined) attributes['user'] = envelope.userId;
-  return observer.span(INVOCATION_SPAN, attributes);
+  const parent = envelope.traceparent; // the face's span: the log's trace is the exported one
+  return observer.span(INVOCATION_SPAN, attributes, parent === undefined ? undefined : { parent });
 }
 
 /**
@@ -94,6 +97,11 @@ function invocationEnd(
           resources.map((resource) => `${effect}:${resource}`),
         );
   return { cache_hit: cacheHit, effects };
+}
+
+/** Marks whether the answer was a stored one (an idempotent duplicate), when the span traces. */
+function cacheHit(span: ObserverSpan, hit: boolean): void {
+  if (span.traceparent !== undefined) span.set?.({ [ATTR_CACHE_HIT]: hit });
 }
 
 /**
@@ -435,21 +443,23 @@ export function createRuntime(init: RuntimeInit): Runtime {
       const span = invocationSpan(observer, envelope, context, 'sync');
       let accepted;
       try {
-        accepted = await accept(invoker, envelope, context, 'sync', signal);
+        accepted = await accept(invoker, envelope, context, 'sync', signal, span);
       } catch (error) {
         const refusal = toPlexusError(error);
         observer.count('runtime.refused', { code: refusal.code, face: context.face });
         span.end(refusal);
         return { envelope: encodeRefusal(answers, envelope, refusal), duplicate: false };
       }
+      cacheHit(span, accepted.kind !== 'new');
       if (accepted.kind === 'stored') {
         const earlier = accepted.entry.job.error;
+        const answer = encodeEntry(answers, envelope, accepted.entry, span.traceparent);
         span.end(earlier === undefined ? undefined : PlexusError.fromData(earlier), {
           cache_hit: true,
           effects: [],
         });
         return withAnswerWarnings({
-          envelope: encodeEntry(answers, envelope, accepted.entry),
+          envelope: answer,
           job: accepted.entry.job,
           duplicate: true,
         });
@@ -464,15 +474,17 @@ export function createRuntime(init: RuntimeInit): Runtime {
       } catch (error) {
         if (!mine) {
           const stop: JobOutcome = { state: 'CANCELED', error: toPlexusError(error), agent: nodeId };
+          const answer = encodeOutcome(answers, envelope, job.id, stop, span.traceparent);
           span.end(stop.error, invocationEnd(registry, envelope.verb, stop, true));
-          return { envelope: encodeOutcome(answers, envelope, job.id, stop), duplicate: true };
+          return { envelope: answer, duplicate: true };
         }
         runner.cancel(job.id, 'the caller cancelled the request');
         outcome = await job.done;
       }
+      const answer = encodeOutcome(answers, envelope, job.id, outcome, span.traceparent);
       span.end(outcome.error, invocationEnd(registry, envelope.verb, outcome, !mine));
       return withAnswerWarnings({
-        envelope: encodeOutcome(answers, envelope, job.id, outcome),
+        envelope: answer,
         ...(outcome.job === undefined ? {} : { job: outcome.job }),
         duplicate: !mine,
       });
@@ -488,13 +500,14 @@ export function createRuntime(init: RuntimeInit): Runtime {
       const span = invocationSpan(observer, envelope, context, 'async');
       let accepted;
       try {
-        accepted = await accept(invoker, envelope, context, 'async', options.signal ?? NEVER);
+        accepted = await accept(invoker, envelope, context, 'async', options.signal ?? NEVER, span);
       } catch (error) {
         const refusal = toPlexusError(error);
         observer.count('runtime.refused', { code: refusal.code, face: context.face });
         span.end(refusal);
         throw refusal;
       }
+      cacheHit(span, accepted.kind !== 'new');
       if (accepted.kind === 'new') {
         // the invocation lasts until its job ends
         void accepted.job.done.then((outcome) => {

@@ -58,6 +58,9 @@ function contextOf(def: SomeVerbDefinition, h: HandlerContext, c: HostingCompone
       h.progress(data);
     },
     read: (resource, query) => h.read(resource, query),
+    telemetry: (report) => {
+      h.telemetry(report);
+    },
     emit: (type, data) => {
       if (typeof type !== 'string' || !type.startsWith(`${namespace}.`)) {
         return Promise.reject(

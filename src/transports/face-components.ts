@@ -4,6 +4,7 @@
  * durable is in the runtime and the log.
  */
 import type { Runtime } from '../runtime/index.js';
+import type { Observer } from '../runtime/observer.js';
 import type { Authenticator, Principal as AuthPrincipal } from '../security/auth/index.js';
 import type { EnvelopeVerifier } from '../security/index.js';
 import type { ArtifactStore, EventLog } from '../store/index.js';
@@ -55,6 +56,11 @@ export interface FaceComponents {
   readonly logger?: Logger;
   /** The node's meters (`GET /metrics`). Absent = the node keeps none. */
   readonly metrics?: NodeMetrics;
+  /**
+   * The node's tracer (docs/observability.md "Traces"): the HTTP faces report a SERVER span per
+   * request through it. Absent = the node does not trace (the default; nothing is paid).
+   */
+  readonly tracing?: Observer;
 }
 
 /** The runtime's principal for an authenticated caller. */

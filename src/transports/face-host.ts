@@ -79,7 +79,7 @@ export function faceHost(init: FaceHostInit): FaceHost {
   }) as unknown as FastifyInstance;
   // Load shedding: bounds on work in flight, checked before any face decodes a request.
   if (init.admission !== undefined) registerAdmission(app, init.admission, nodeId);
-  registerTraceHeaders(app); // every answer names its trace (W3C traceparent)
+  registerTraceHeaders(app, components.tracing); // every answer names its trace (W3C traceparent)
   registerFallbackHandlers(app, root);
   const server: OwnedFaceServer = faceServer(app, {
     bodyLimitBytes,

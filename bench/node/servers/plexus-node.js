@@ -3,9 +3,13 @@
 // them) and the event log on — the embedded SQLite store, the default, in a fresh temporary
 // data directory that is removed when the process is stopped. All faces share the one port
 // (D15): ESRP at /v1/execute, WebSocket JSON-RPC at / and /rpc. Started as a child process.
+// With the argument `--traced`: tracing on at 100% sampling, exported over OTLP/HTTP JSON to a
+// receiver in this process (a node:http server that reads each batch and answers 200), so the
+// figure includes building, batching, serialising and sending every span.
 import { rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { createNode } from '../../../dist/node/index.js';
 import { announce, HOST } from './announce.js';
@@ -15,12 +19,37 @@ const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
 // Also on an exit the shutdown below does not reach (a start failure, the 4 s bound).
 process.on('exit', removeDataDir);
 
-const node = createNode({ dataDir, store: 'sqlite', host: HOST, port: 0, dev: true, demo: true });
+const traced = process.argv.includes('--traced');
+/** @type {import('node:http').Server | undefined} */
+let receiver;
+/** @type {{ endpoint: string, sampling: number } | undefined} */
+let tracing;
+if (traced) {
+  receiver = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise((done) => receiver?.listen(0, HOST, () => done(undefined)));
+  const address = receiver.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  tracing = { endpoint: `http://${HOST}:${port}`, sampling: 1 };
+}
+
+const node = createNode({
+  dataDir,
+  store: 'sqlite',
+  host: HOST,
+  port: 0,
+  dev: true,
+  demo: true,
+  ...(tracing === undefined ? {} : { tracing }),
+});
 await node.start();
 announce(node.port, {
   shutdown: async () => {
     // The load process has closed its clients by now: nothing is in flight to drain.
     await node.stop({ drainMs: 1000 });
+    receiver?.close();
     removeDataDir();
   },
 });

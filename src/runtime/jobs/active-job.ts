@@ -20,6 +20,7 @@ import type { JobEventType } from '../events.js';
 import type { InvocationMode, Principal } from '../context.js';
 import { LazyAbort, signalSource, type AbortSource } from './lazy-abort.js';
 import type { Resolution } from '../routing/router.js';
+import type { ObserverSpan } from '../observer.js';
 
 /** Where {@link newActiveJob} keeps a job's lazy abort source. */
 const JOB_ABORT = Symbol('plexus.runtime.jobAbort');
@@ -49,6 +50,8 @@ export interface ActiveJob {
   readonly resolution: Resolution;
   state: JobState;
   attempts: number;
+  /** The invocation's span, when the job was accepted on this run of the node (its steps are its children). */
+  trace?: ObserverSpan;
   /** Why the job is run again (recovery), written in `job.retried`. */
   retryReason?: string;
   readonly controller: AbortController;

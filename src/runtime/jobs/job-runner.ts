@@ -23,12 +23,18 @@ import {
 import { RUNTIME_EVENTS, type JobStartedData, type RouteKind } from '../events.js';
 import type { IdempotencyState } from '../pipeline/idempotency.js';
 import type { JobsState } from './jobs-projection.js';
-import type { Observer } from '../observer.js';
-import { EXECUTE_SPAN } from '../../observability/span-names.js';
+import type { Observer, ObserverSpanOptions } from '../observer.js';
+import { EXECUTE_SPAN, STORE_COMMIT_SPAN } from '../../observability/span-names.js';
 import type { Logger } from '../../core/logger.js';
 import { runPostEffects, type PostEffect } from '../pipeline/effects.js';
 import { runStep } from '../pipeline/steps.js';
 import { selectCandidate, type Candidate, type RouteState } from '../routing/router.js';
+
+/** A job's spans sit under its invocation's span (or, recovered after a restart, under its request's). */
+function underJob(job: ActiveJob): ObserverSpanOptions | undefined {
+  const parent = job.trace?.traceparent ?? job.request.traceparent;
+  return parent === undefined ? undefined : { parent };
+}
 
 /** What the engine needs from the runtime. */
 export interface JobRunnerComponents {
@@ -189,8 +195,28 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
           );
         },
       );
-      const span = observer.span('runtime.post_effects', { job: job.id, events: extra.length + 1 });
-      const written = await log.append([...takeHeld(job), terminal, ...extra]);
+      const span = observer.span(
+        'runtime.post_effects',
+        { job: job.id, events: extra.length + 1 },
+        underJob(job),
+      );
+      const events = [...takeHeld(job), terminal, ...extra];
+      // the store commit, a child span (the event log's own append)
+      const commit = observer.span(
+        STORE_COMMIT_SPAN,
+        { events: events.length },
+        span.traceparent === undefined ? undefined : { parent: span.traceparent },
+      );
+      let written;
+      try {
+        written = await log.append(events);
+      } catch (error) {
+        const failure = toPlexusError(error);
+        commit.end(failure);
+        span.end(failure);
+        throw error;
+      }
+      commit.end();
       span.end();
       await caughtUp(written[written.length - 1]?.seq ?? 0);
       job.markWritten(true);
@@ -231,10 +257,15 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
   const dispatch = async (job: ActiveJob): Promise<void> => {
     let targets: readonly Candidate[];
     try {
-      targets = runStep(observer, 'route', { job: job.id, kind: job.resolution.kind }, () =>
-        job.resolution.kind === 'broadcast'
-          ? job.resolution.candidates
-          : [selectCandidate(job.resolution.candidates, components.routeState)],
+      targets = runStep(
+        observer,
+        'route',
+        { job: job.id, kind: job.resolution.kind },
+        () =>
+          job.resolution.kind === 'broadcast'
+            ? job.resolution.candidates
+            : [selectCandidate(job.resolution.candidates, components.routeState)],
+        underJob(job),
       );
     } catch (error) {
       finish(job, { state: 'FAILED', error: toPlexusError(error), agent: components.nodeId });
@@ -266,7 +297,7 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
         started as JobStartedData, // every required key is set above
       ),
     );
-    const executed: ExecutedJob = {
+    const executed: { -readonly [K in keyof ExecutedJob]: ExecutedJob[K] } = {
       id: job.id,
       request: job.request,
       principal: job.principal,
@@ -283,13 +314,23 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
       },
     };
     const abort = jobAbort(job);
-    const span = observer.span(EXECUTE_SPAN, {
-      job: job.id,
-      verb: job.request.verb,
-      route,
-      agents: targets.length,
-      ...(job.request.traceparent === undefined ? {} : { traceparent: job.request.traceparent }),
-    });
+    const span = observer.span(
+      EXECUTE_SPAN,
+      {
+        job: job.id,
+        verb: job.request.verb,
+        route,
+        agents: targets.length,
+        ...(job.request.traceparent === undefined ? {} : { traceparent: job.request.traceparent }),
+      },
+      underJob(job),
+    );
+    if (span.traceparent !== undefined) {
+      executed.traceparent = span.traceparent;
+      const invocation = job.trace;
+      // what a handler reports (`ctx.telemetry`) lands on the invocation span, with the seed's names
+      if (invocation !== undefined) executed.telemetry = (attributes) => invocation.set?.(attributes);
+    }
     const results = await Promise.all(
       targets.map((t) => runLegWith(components.executor, executed, t, abort)),
     );

@@ -103,31 +103,44 @@ export function encodeOutcome(
   request: Envelope,
   jobId: string,
   outcome: JobOutcome,
+  parent?: string,
 ): Envelope {
-  return runStep(c.observer, 'encode', { job: jobId }, () => {
-    const meta = {
-      from: outcome.agent,
-      job: { id: jobId, state: outcome.state },
-      timestamp: new Date(c.now()).toISOString(),
-    };
-    const answer =
-      outcome.state === 'COMPLETED'
-        ? responseEnvelope(request, outcome.outputs ?? null, meta)
-        : errorEnvelope(
-            request,
-            withRequestHints(
-              (outcome.error ?? new PlexusError('INTERNAL', 'the job failed')).toData(),
+  // `parent`: the invocation's span, when the observer traces
+  return runStep(
+    c.observer,
+    'encode',
+    { job: jobId },
+    () => {
+      const meta = {
+        from: outcome.agent,
+        job: { id: jobId, state: outcome.state },
+        timestamp: new Date(c.now()).toISOString(),
+      };
+      const answer =
+        outcome.state === 'COMPLETED'
+          ? responseEnvelope(request, outcome.outputs ?? null, meta)
+          : errorEnvelope(
               request,
-            ),
-            meta,
-          );
-    const { warnings } = warningsMember(c, request.verb, [outcome.agent]);
-    return warnings === undefined ? answer : withWarnings(answer, warnings);
-  });
+              withRequestHints(
+                (outcome.error ?? new PlexusError('INTERNAL', 'the job failed')).toData(),
+                request,
+              ),
+              meta,
+            );
+      const { warnings } = warningsMember(c, request.verb, [outcome.agent]);
+      return warnings === undefined ? answer : withWarnings(answer, warnings);
+    },
+    parent === undefined ? undefined : { parent },
+  );
 }
 
 /** The answer envelope of a finished job's stored record. */
-export function encodeEntry(c: AnswerComponents, request: Envelope, entry: JobEntry): Envelope {
+export function encodeEntry(
+  c: AnswerComponents,
+  request: Envelope,
+  entry: JobEntry,
+  parent?: string,
+): Envelope {
   const { job } = entry;
   const agents = entry.agents ?? [];
   const outcome: JobOutcome = {
@@ -136,5 +149,5 @@ export function encodeEntry(c: AnswerComponents, request: Envelope, entry: JobEn
     ...(job.outputs === undefined ? {} : { outputs: job.outputs }),
     ...(job.error === undefined ? {} : { error: PlexusError.fromData(job.error) }),
   };
-  return encodeOutcome(c, request, job.id, outcome);
+  return encodeOutcome(c, request, job.id, outcome, parent);
 }

@@ -19,7 +19,8 @@ import { callerOutputProblems } from './output-problems.js';
 import type { HandlerContext, Principal } from '../context.js';
 import { asError } from '../jobs/deadline.js';
 import { abortErrorOf, raceAbortSource, signalSource, type AbortSource } from '../jobs/lazy-abort.js';
-import type { Observer } from '../observer.js';
+import type { Observer, ObserverAttributes } from '../observer.js';
+import { telemetryAttributes } from './telemetry.js';
 import type { Logger } from '../../core/logger.js';
 import type { RemoteInvoker } from '../routing/remote.js';
 import { isFallbackAnswer } from '../routing/fallback-answers.js';
@@ -38,6 +39,10 @@ export interface ExecutedJob {
   readonly attempt: number;
   /** Reports progress of the running job. */
   progress(data: JsonValue): void;
+  /** The `runtime.execute` span's `traceparent`, when the node traces: forwarded hops are its children. */
+  readonly traceparent?: string;
+  /** Sets attributes on the invocation's span, when the node traces. */
+  readonly telemetry?: (attributes: ObserverAttributes) => void;
 }
 
 /** What the executor needs from the runtime. */
@@ -157,6 +162,10 @@ async function runLocal(
     // what the verb declared it reads and emits (without an effect runner: nothing)
     read: scope.read,
     emit: scope.emit,
+    telemetry: (report) => {
+      const attributes = telemetryAttributes(report); // checked even when not tracing
+      job.telemetry?.(attributes);
+    },
   };
   const onRejection = (reason: unknown): void => {
     components.logger.error(
@@ -266,6 +275,8 @@ async function runRemote(
   }
   // The transport signs what it forwards with the node's key; the caller's block is not reused.
   const forwarded: { -readonly [K in keyof Envelope]: Envelope[K] } = { ...job.request, to: agent };
+  // traced: the hop is a child of this node's execute span (same trace id as the request's)
+  if (job.traceparent !== undefined) forwarded.traceparent = job.traceparent;
   delete forwarded.signature;
   components.remoteLoad.set(agent, (components.remoteLoad.get(agent) ?? 0) + 1);
   try {

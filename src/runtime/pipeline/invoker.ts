@@ -21,11 +21,12 @@ import { newActiveJob, type ActiveJob } from '../jobs/active-job.js';
 import type { JobRunner } from '../jobs/job-runner.js';
 import { newJobId } from '../jobs/job-id.js';
 import { jobEntryFromLog, type JobEntry, type JobsState } from '../jobs/jobs-projection.js';
-import type { Observer } from '../observer.js';
+import { underSpan, type Observer, type ObserverSpan } from '../observer.js';
 import { authenticateStep, authorizeStep, principalOf, type Authorizer } from './authorize.js';
 import { runPreEffects, type PreEffect } from './effects.js';
 import { eraStep } from './era.js';
 import { runStep } from './steps.js';
+import { invocationAttributes } from './trace-attributes.js';
 import { validateEnvelopeStep } from './validate-envelope.js';
 import { validateInputStep } from './validate-input.js';
 import { verifySignatureStep } from './verify-signature.js';
@@ -165,9 +166,10 @@ export async function accept(
   context: InvocationContext,
   mode: InvocationMode,
   signal: AbortSignal,
+  invocation?: ObserverSpan,
 ): Promise<Accepted> {
   if (!c.accepting()) throw notAccepting();
-  const { observer } = c;
+  const observer = underSpan(c.observer, invocation?.traceparent); // the steps are its children
   const attrs = { face: context.face, mode };
   const { request, deadline } = runStep(observer, 'validate_envelope', attrs, () => {
     // The tenant comes from the face-authenticated principal, not from the envelope (tenancy.ts).
@@ -206,6 +208,11 @@ export async function accept(
             signal,
           ),
         );
+  if (invocation?.traceparent !== undefined) {
+    const first = resolution.candidates[0]?.card.id;
+    const spec = first === undefined ? undefined : c.registry.verbSpec(first, request.verb);
+    invocation.set?.(invocationAttributes(request, principal, spec));
+  }
   const fresh = (key: IdempotencyIdentity) => (): ActiveJob =>
     newActiveJob({
       id: newJobId(),
@@ -237,6 +244,7 @@ export async function accept(
     return found;
   }
   const job = found.job;
+  if (invocation !== undefined) job.trace = invocation;
   try {
     const extra = await runStep(observer, 'pre_effects', attrs, () =>
       runPreEffects(

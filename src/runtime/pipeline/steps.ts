@@ -4,7 +4,7 @@
  * from a core Envelope and ends with one.
  */
 import { toPlexusError } from '../../core/errors.js';
-import type { Observer, ObserverAttributes } from '../observer.js';
+import type { Observer, ObserverAttributes, ObserverSpanOptions } from '../observer.js';
 
 /** Every pipeline step, in order. */
 export const PIPELINE_STEPS = [
@@ -45,8 +45,9 @@ export function runStep<T>(
   step: PipelineStep,
   attributes: ObserverAttributes,
   fn: () => T,
+  options?: ObserverSpanOptions,
 ): T {
-  const span = observer.span(stepSpanName(step), attributes);
+  const span = observer.span(stepSpanName(step), attributes, options);
   try {
     const result = fn();
     if (result instanceof Promise) {

@@ -9,8 +9,9 @@
  * `queue-for-sync` and the delivery of its jobs are in `sync-queue.ts`.
  */
 import type { Envelope } from '../../core/envelope.js';
-import { PlexusError, toPlexusError } from '../../core/errors.js';
+import { PlexusError, toPlexusError, type ErrorData } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
+import { isJsonObject } from '../../core/json.js';
 import type { AgentCard } from '../../core/records/agent-card.js';
 import { capabilitySelector } from '../../core/verb-name.js';
 import type { EventInput, EventLog } from '../../store/event-log.js';
@@ -19,7 +20,7 @@ import { projectionView, type ProjectionView } from '../../store/projection-view
 import type { SnapshotStore } from '../../store/projection-snapshots.js';
 import type { RemoteCallContext, RemoteInvoker, TargetRoutes } from './remote.js';
 import type { Observer } from '../observer.js';
-import { FALLBACK_COUNT } from '../../observability/span-names.js';
+import { FALLBACK_COUNT, FORWARD_SPAN } from '../../observability/span-names.js';
 import type { Runtime } from '../runtime-interface.js';
 import {
   ROUTING_EVENTS,
@@ -57,7 +58,19 @@ export interface RoutingInvokerInit {
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   readonly logger?: Logger;
   /** Counts `routing.fallbacks` {policy, step} (seed 002 §7.2 `transport_fallbacks_total`). @default none */
-  readonly observer?: Pick<Observer, 'count'>;
+  /** Fallback counts; a span (`routing.forward`, a CLIENT span) per hop when it traces. */
+  readonly observer?: Pick<Observer, 'count'> & Partial<Pick<Observer, 'span'>>;
+}
+
+/** The error an error answer carries (for the hop's span). */
+function errorOfAnswer(answer: Envelope): PlexusError {
+  const data = answer.data;
+  const code = isJsonObject(data) && typeof data['code'] === 'string' ? data['code'] : 'INTERNAL';
+  const message =
+    isJsonObject(data) && typeof data['message'] === 'string'
+      ? data['message']
+      : 'the peer answered with an error';
+  return PlexusError.fromData({ code: code as ErrorData['code'], message, retryable: false });
 }
 
 /** The router: a `RemoteInvoker` with a lifecycle (the answer cache view). */
@@ -138,6 +151,43 @@ export function routingInvoker(init: RoutingInvokerInit): RoutingInvoker {
   ) => {
     const transport = transportFor(init.transports, target);
     return transport.invoke({ target, envelope, ...(card === undefined ? {} : { card }) }, signal);
+  };
+  /**
+   * `send` of `request` as the hop `outgoing(request, to)`, inside a CLIENT span whose id is the
+   * hop's (so the peer's spans are its children) under `request`'s span.
+   */
+  const forward = async (
+    target: RouteTarget,
+    request: Envelope,
+    to: string,
+    card: AgentCard | undefined,
+    signal: AbortSignal,
+  ): Promise<Envelope> => {
+    const out = outgoing(request, to);
+    const span = init.observer?.span?.(
+      FORWARD_SPAN,
+      {
+        agent: to,
+        target: target.text,
+        ...(target.scheme === 'http' || target.scheme === 'https'
+          ? { 'server.address': new URL(target.url).hostname, 'url.full': target.url }
+          : {}),
+      },
+      {
+        kind: 'client',
+        ...(request.traceparent === undefined ? {} : { parent: request.traceparent }),
+        ...(out.traceparent === undefined ? {} : { self: out.traceparent }),
+      },
+    );
+    if (span === undefined) return send(target, out, card, signal);
+    try {
+      const answer = await send(target, out, card, signal);
+      span.end(answer.kind === 'error' ? errorOfAnswer(answer) : undefined);
+      return answer;
+    } catch (error) {
+      span.end(toPlexusError(error));
+      throw error;
+    }
   };
   const queue = syncQueue({
     send,
@@ -236,7 +286,7 @@ export function routingInvoker(init: RoutingInvokerInit): RoutingInvoker {
                 target.scheme === 'local' && target.agent !== undefined
                   ? target.agent
                   : capabilitySelector(request.verb);
-              const answer = await send(target, outgoing(request, to), undefined, signal);
+              const answer = await forward(target, request, to, undefined, signal);
               remember(request, to, answer);
               return answer;
             } catch (error) {
@@ -258,7 +308,7 @@ export function routingInvoker(init: RoutingInvokerInit): RoutingInvoker {
       const primary = primaryOf(card);
       if (isSyncDelivery(envelope)) return queue.deliver(primary, envelope, card, signal, context);
       try {
-        const answer = await send(primary, outgoing(envelope, card.id), card, signal);
+        const answer = await forward(primary, envelope, card.id, card, signal);
         remember(envelope, card.id, answer);
         return answer;
       } catch (error) {

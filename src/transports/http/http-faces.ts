@@ -51,7 +51,7 @@ export async function registerHttpFaces(
       unreadyReason: () => unreadyReason?.(),
     },
   });
-  registerTraceHeaders(app); // every answer names its trace (W3C traceparent)
+  registerTraceHeaders(app, components.tracing); // every answer names its trace (W3C traceparent)
   for (const face of [
     healthFace(),
     esrpFace({ heartbeatMs: settings.heartbeatMs }),

@@ -10,6 +10,7 @@
  * the peer gave (including `error` envelopes with a retryable code) come back as they are:
  * the job on the far side ran, and whether to run it again is the caller's call.
  */
+import { TRACEPARENT_HEADER } from '../trace-headers.js';
 import type { Envelope } from '../../core/envelope.js';
 import { PlexusError, toPlexusError } from '../../core/errors.js';
 import type { JsonValue } from '../../core/json.js';
@@ -99,6 +100,8 @@ export function peerRemoteInvoker(init: PeerRemoteInvokerInit): RemoteInvoker {
     };
     if (peer.token !== undefined) headers['authorization'] = `Bearer ${peer.token}`;
     if (attemptTimeoutMs !== undefined) headers[PEER_TIMEOUT_HEADER] = String(attemptTimeoutMs);
+    // W3C Trace Context on the wire too (the signed body carries it as well): the hop's span
+    if (envelope.traceparent !== undefined) headers[TRACEPARENT_HEADER] = envelope.traceparent;
 
     const controller = new AbortController();
     const onAbort = (): void => {
