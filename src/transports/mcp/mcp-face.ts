@@ -27,6 +27,11 @@ import { sessionServer, subscriptionsOfServer } from './mcp-server.js';
 import { agentUri } from './mcp-resources.js';
 import { isJsonObject } from '../../core/json.js';
 import { McpSessions } from './mcp-sessions.js';
+import { callRecorder } from './call-recorder.js';
+import { McpStats } from './mcp-stats.js';
+import { registerMcpStatsRoute } from './mcp-stats-route.js';
+import { httpFaceScope } from '../http/http-face-scope.js';
+import { registerHttpFaceContext } from '../http/http-face-context.js';
 
 /** Options of {@link mcpFace}. */
 export interface McpFaceInit {
@@ -176,13 +181,7 @@ async function registerMcpContext(
           ...(caller.capability === undefined ? {} : { capability: caller.capability }),
           transport: { remoteAddress: request.ip },
           pageSize,
-          ...(components.metrics === undefined
-            ? {}
-            : {
-                toolCalled: (tool: string, status: string, seconds: number) => {
-                  components.metrics?.mcpToolCall(tool, status, seconds);
-                },
-              }),
+          toolCalled: callRecorder(components, caller.principal),
           headSeq: async () => (await components.log.head()).seq,
         });
       },
@@ -192,5 +191,13 @@ async function registerMcpContext(
       },
     });
     done();
+  });
+  const scope = httpFaceScope(components, server);
+  const stats = new McpStats(components.log);
+  await registerHttpFaceContext(server.http, scope, {
+    authenticate: true,
+    routes: (context) => {
+      registerMcpStatsRoute(context, scope, stats);
+    },
   });
 }

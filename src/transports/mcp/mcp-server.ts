@@ -39,12 +39,33 @@ export interface SessionServerInit {
   /** Tools (and resources, templates, prompts) per list page. */
   readonly pageSize: number;
   /**
-   * Told of each `tools/call` of a known tool: its name, `success` or the error code, seconds
-   * (the node's `plexus_mcp_tool_calls_total` and duration meters). Absent = nobody is told.
+   * Told of each finished `tools/call` of a known tool, before its result is sent (the face
+   * records it: the invocation record, the structured log line, the meters). Absent = nobody
+   * is told.
    */
-  readonly toolCalled?: (tool: string, status: string, seconds: number) => void;
+  readonly toolCalled?: (call: ToolCallDone) => Promise<void> | void;
   /** The event log's head now (where a subscribed job's changes are followed from). */
   headSeq(): Promise<number>;
+}
+
+/** One finished `tools/call`. */
+export interface ToolCallDone {
+  /** The tool's name. */
+  readonly tool: string;
+  /** The agent that offers it. */
+  readonly agent: string;
+  /** Its verb. */
+  readonly verb: string;
+  /** The call's `arguments`, as sent. */
+  readonly arguments: Record<string, unknown> | undefined;
+  /** The result sent back. */
+  readonly result: CallToolResult;
+  /** `success`, or the error code of the failure. */
+  readonly status: string;
+  /** Wall time, seconds. */
+  readonly seconds: number;
+  /** When the call started, Unix ms. */
+  readonly startedAt: number;
 }
 
 /** The status of a tool result: `success`, or the error code a failure carries. */
@@ -183,6 +204,7 @@ export function sessionServer(init: SessionServerInit): SessionServer {
       );
     }
     const token = request.params._meta?.progressToken;
+    const startedAt = Date.now();
     const started = performance.now();
     const result = await callTool(init.runtime, entry, request.params.arguments, {
       principal: init.principal,
@@ -192,14 +214,24 @@ export function sessionServer(init: SessionServerInit): SessionServer {
       ...(token === undefined ? {} : { progressToken: token }),
       notify: (notification) => extra.sendNotification(notification),
     });
-    init.toolCalled?.(entry.tool.name, statusOf(result), (performance.now() - started) / 1000);
+    const seconds = Math.max(0, performance.now() - started) / 1000;
+    await init.toolCalled?.({
+      tool: entry.tool.name,
+      agent: entry.agentId,
+      verb: entry.verb,
+      arguments: request.params.arguments,
+      result,
+      status: statusOf(result),
+      seconds,
+      startedAt,
+    });
     const failed = result.isError === true;
     log(failed ? 'warning' : 'info', {
       event: 'tools/call',
       tool: entry.tool.name,
       agent: entry.agentId,
       outcome: failed ? 'error' : 'ok',
-      durationMs: Math.round(performance.now() - started),
+      durationMs: Math.round(seconds * 1000),
       ...(failed ? { code: result._meta?.['plexus/code'] } : {}),
     });
     return result;
