@@ -28,6 +28,7 @@ import { agentUri } from './mcp-resources.js';
 import { isJsonObject } from '../../core/json.js';
 import { McpSessions } from './mcp-sessions.js';
 import { callRecorder } from './call-recorder.js';
+import { toolVisibility } from './tool-visibility.js';
 import { McpStats } from './mcp-stats.js';
 import { registerMcpStatsRoute } from './mcp-stats-route.js';
 import { httpFaceScope } from '../http/http-face-scope.js';
@@ -113,6 +114,10 @@ async function announceToolChanges(
   }
 }
 
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
 async function registerMcpContext(
   components: FaceComponents,
   server: FaceServer,
@@ -182,6 +187,7 @@ async function registerMcpContext(
           transport: { remoteAddress: request.ip },
           pageSize,
           toolCalled: callRecorder(components, caller.principal),
+          ...optional('visible', toolVisibility(components, caller)),
           headSeq: async () => (await components.log.head()).seq,
         });
       },

@@ -24,7 +24,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { PlexusError } from '../../core/errors.js';
 import type { Principal, Runtime } from '../../runtime/index.js';
-import { toolCatalog } from './tool-catalog.js';
+import { toolCatalog, type CatalogEntry } from './tool-catalog.js';
 import { callTool, toolFailure } from './tool-call.js';
 import { complete, getPrompt, listedPrompts } from './mcp-prompts.js';
 import { checkResource, listedResources, listedTemplates, readResource } from './mcp-resources.js';
@@ -44,6 +44,8 @@ export interface SessionServerInit {
    * is told.
    */
   readonly toolCalled?: (call: ToolCallDone) => Promise<void> | void;
+  /** True when the caller may call the tool (`tools/list` shows only those); absent = all. */
+  readonly visible?: (entry: CatalogEntry) => boolean;
   /** The event log's head now (where a subscribed job's changes are followed from). */
   headSeq(): Promise<number>;
 }
@@ -161,7 +163,9 @@ export function sessionServer(init: SessionServerInit): SessionServer {
     return {};
   });
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
-    const tools = toolCatalog(runtime.agents.registry).map((e) => e.tool);
+    const catalog = toolCatalog(runtime.agents.registry);
+    const visible = init.visible;
+    const tools = (visible === undefined ? catalog : catalog.filter((e) => visible(e))).map((e) => e.tool);
     const { page, nextCursor } = paged(tools, request.params?.cursor, init.pageSize);
     return { tools: page, ...(nextCursor === undefined ? {} : { nextCursor }) };
   });
