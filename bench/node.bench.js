@@ -14,7 +14,8 @@
 //   BENCH_ONLY     comma-separated parts of subject names to run, e.g. `BENCH_ONLY=http,ws`
 // A benchmark measures; it never fails on a figure. Results go to docs/performance.md.
 import { fileURLToPath } from 'node:url';
-import { MCP_NAMES, subjects as baselines } from './node/baselines.js';
+import { isDeepStrictEqual } from 'node:util';
+import { MCP_NAMES, payload, subjects as baselines } from './node/baselines.js';
 import {
   a2aEchoCheck,
   a2aEchoRequest,
@@ -31,6 +32,10 @@ export const PLEXUS_HTTP = 'Plexus HTTP POST /v1/execute';
 export const PLEXUS_WS = 'Plexus WS JSON-RPC';
 export const PLEXUS_A2A = 'Plexus A2A JSON-RPC SendMessage';
 export const PLEXUS_HTTP_TRACED = 'Plexus HTTP POST /v1/execute, traced (OTLP, 100%)';
+export const PLEXUS_MCP_JSON = 'Plexus MCP, stateful, JSON replies';
+export const PLEXUS_MCP_SSE = 'Plexus MCP, stateful, SSE replies';
+/** The demo echo agent's tool on the MCP face (`agentName.verb`); its input is wrapped in `input`. */
+const MCP_ECHO_TOOL = 'Echo.echo.echo';
 const A2A_SDK = 'A2A SDK, JSON-RPC SendMessage';
 
 /** Starts a Plexus node in its own process (see bench/node/servers/plexus-node.js). */
@@ -88,6 +93,33 @@ export const subjects = [
     check: a2aEchoCheck,
     note: 'stock A2A ClientFactory client, SendMessage (blocking) naming echo.echo in a data part; each task a job in the SQLite log; checked: COMPLETED, artifact = the payload',
   },
+  // The MCP face, driven by the same stock SDK Client as the SDK's own server rows. Plexus
+  // answers JSON when the client accepts both and asked for no progress, SSE when it did: the
+  // SSE row passes `onprogress` (a progress token), so each call is a submitted job watched
+  // for progress. Every call leaves an `mcp.invocation` record in the SQLite log.
+  ...[
+    [
+      PLEXUS_MCP_JSON,
+      false,
+      'session per client; tools/call answered as JSON; each call a job and an invocation record in the SQLite log',
+    ],
+    [
+      PLEXUS_MCP_SSE,
+      true,
+      'session per client; tools/call with a progress token, answered on an SSE stream; each call a job and an invocation record in the SQLite log',
+    ],
+  ].map(([name, progress, note]) => ({
+    name: /** @type {string} */ (name),
+    start: plexusNode,
+    client: /** @type {const} */ ('mcp-sdk'),
+    path: '/mcp',
+    progress: /** @type {boolean} */ (progress),
+    makeRequest: (/** @type {number} */ i) => ({ name: MCP_ECHO_TOOL, arguments: { input: payload(i) } }),
+    check: (/** @type {any} */ req, /** @type {any} */ result) =>
+      result?.content?.[0]?.type === 'text' &&
+      isDeepStrictEqual(JSON.parse(result.content[0].text), req.arguments.input),
+    note: /** @type {string} */ (note),
+  })),
 ];
 
 /**
@@ -134,6 +166,18 @@ export const targets = [
     baseline: A2A_SDK,
     min: 2,
     label: '>= 2x the A2A SDK server (InMemoryTaskStore), persisting every task',
+  },
+  {
+    subject: PLEXUS_MCP_JSON,
+    baseline: 'MCP SDK, stateful, JSON replies',
+    min: 3,
+    label: '>= 3x the MCP SDK server, stateful JSON replies, recording every call',
+  },
+  {
+    subject: PLEXUS_MCP_SSE,
+    baseline: 'MCP SDK, stateful, SSE replies',
+    min: 3,
+    label: '>= 3x the MCP SDK server, stateful SSE replies, recording every call',
   },
   // For scale: how far the bare transports themselves clear the 20x bar in this harness (the
   // ceiling a Plexus face over the same transport and client can approach, never pass).

@@ -19,6 +19,8 @@ export interface Subject {
   makeRequest: (i: number) => unknown;
   /** Whether `answer` is right for `request`; default: an echo. */
   check?: (request: unknown, answer: unknown, i: number) => boolean;
+  /** `mcp-sdk` only: call with `onprogress` (a progress token). @default false */
+  progress?: boolean;
   note?: string;
 }
 

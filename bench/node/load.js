@@ -27,6 +27,7 @@ import { cpuSeconds, mainThreadCpuSeconds } from './cpu.js';
  * @property {(request: any, answer: any, i: number) => boolean} [check] whether `answer` is
  *   the right answer to `request`; default: an echo (body, `result` = `params`, tool text =
  *   arguments, message parts = parts sent)
+ * @property {boolean} [progress] `mcp-sdk` only: call with `onprogress` (a progress token)
  * @property {string} [note] one line for the report
  *
  * @typedef {object} KindInit

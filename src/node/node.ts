@@ -174,7 +174,7 @@ async function capabilityChecks(
     // caller's authority already checked at the face.
     exempt: (r) => (r.context.face === 'internal' ? 'an in-process call of the node' : undefined),
   });
-  return { revocations, authorizer, gate: capabilityGate({ verifier, revocations }), verifier };
+  return { revocations, authorizer, gate: capabilityGate({ verifier, revocations, authorizer }), verifier };
 }
 
 /** What a run of the node's cleanup stack is given: how long the runtime may drain. */

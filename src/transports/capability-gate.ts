@@ -12,6 +12,8 @@ import type { UcanVerifier, VerifiedChain } from '../security/ucan/chain-verifie
 import type { CapabilityEntry } from '../security/ucan/capability.js';
 import { verifyRevocation, type UcanRevocation } from '../security/ucan/revocation.js';
 import type { Revocations } from '../runtime/pipeline/revocations.js';
+import type { AuthorizationRequest } from '../runtime/pipeline/authorize.js';
+import type { CapabilityAuthorizer } from '../runtime/pipeline/capability-authorizer.js';
 
 /** What faces ask of the node's UCAN checks. */
 export interface CapabilityGate {
@@ -31,6 +33,12 @@ export interface CapabilityGate {
    *   known chain.
    */
   revoke(message: unknown, options?: SignalOptions): Promise<UcanRevocation>;
+  /**
+   * True when the runtime's capability check would let `request` through (the authorizer's
+   * own decision, no audit entry): what a face asks to list only what a caller may call.
+   * Absent = the face cannot tell and lists everything (the call is still checked).
+   */
+  permits?(request: AuthorizationRequest): boolean;
 }
 
 /**
@@ -51,6 +59,8 @@ export function credentialStillValid(gate: CapabilityGate, container: string): b
 export interface CapabilityGateComponents {
   readonly verifier: UcanVerifier;
   readonly revocations: Revocations;
+  /** The runtime's capability authorizer, whose decisions {@link CapabilityGate.permits} asks. */
+  readonly authorizer?: Pick<CapabilityAuthorizer, 'permits'>;
 }
 
 function caveatTenant(entry: CapabilityEntry): string | undefined {
@@ -100,9 +110,10 @@ export function principalOfChain(chain: VerifiedChain): AuthPrincipal {
  * const principal = gate.authenticate(`${leaf},${proof}`);
  */
 export function capabilityGate(components: CapabilityGateComponents): CapabilityGate {
-  const { verifier, revocations } = components;
+  const { verifier, revocations, authorizer } = components;
   return {
     authenticate: (container) => principalOfChain(verifier.verify(container)),
+    ...(authorizer === undefined ? {} : { permits: (request) => authorizer.permits(request) }),
     async revoke(message, options = {}) {
       const checked = verifyRevocation(message);
       await revocations.revoke(checked, options);

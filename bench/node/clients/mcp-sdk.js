@@ -36,7 +36,12 @@ export function createMcpSdkKind({ url, subject, timeoutMs }) {
         /** @param {number} i */
         async call(i) {
           const req = subject.makeRequest(i);
-          const result = await client.callTool(req, undefined, { timeout: timeoutMs });
+          // `progress: true` asks for progress (a progress token), which Plexus answers on SSE
+          const options =
+            subject.progress === true
+              ? { timeout: timeoutMs, onprogress: () => undefined }
+              : { timeout: timeoutMs };
+          const result = await client.callTool(req, undefined, options);
           if (result.isError === true) throw new Error(`tool error: ${JSON.stringify(result.content)}`);
           if (!check(req, result, i)) throw new Error(`wrong answer to request ${i}`);
         },

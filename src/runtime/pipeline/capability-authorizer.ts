@@ -101,6 +101,12 @@ export interface CapabilityAuthorizerInit extends CapabilityAuthorizerComponents
 export interface CapabilityAuthorizer extends Authorizer {
   /** Put it in `RuntimeComponents.preEffects` (with `auditPreEffect`) when `auditMode` is `batch`. */
   readonly auditEffect: PreEffect;
+  /**
+   * True when `request` would be let through (allowed, exempt, or enforcement off), decided as
+   * {@link Authorizer.authorize} decides but writing no audit entry: what a face asks to show
+   * a caller only what it may call (MCP `tools/list`).
+   */
+  permits(request: AuthorizationRequest): boolean;
 }
 
 /** What the authorizer derives once per verb spec. */
@@ -254,62 +260,76 @@ export function capabilityAuthorizer(init: CapabilityAuthorizerInit): Capability
     },
   };
 
+  /** The authorizer's decision on `request`, without any audit entry. */
+  function decide(request: AuthorizationRequest): {
+    f: SpecFacts;
+    chain: VerifiedChain | undefined;
+    refusal: PlexusError | undefined;
+  } {
+    const { envelope } = request;
+    const { candidates } = request.resolution;
+    let f: SpecFacts;
+    if (candidates.length === 1) {
+      const spec = request.verbSpec((candidates[0] as Candidate).card.id);
+      f = spec === undefined ? NO_FACTS : factsOf(spec);
+    } else {
+      const specs: VerbSpec[] = [];
+      for (const candidate of candidates) {
+        const spec = request.verbSpec(candidate.card.id);
+        if (spec !== undefined && !specs.includes(spec)) specs.push(spec);
+      }
+      f = combined(specs);
+    }
+    const token = capabilityOf(envelope);
+    let chain: VerifiedChain | undefined;
+    let refusal: PlexusError | undefined;
+    try {
+      if (token === undefined) {
+        if (requireToken || f.declared !== undefined) {
+          const first = f.declared;
+          throw ucanError(
+            'missing',
+            first === undefined
+              ? `${envelope.verb} needs a capability token (UCAN); send one in the envelope's capability field`
+              : `${envelope.verb} needs a capability token (UCAN) granting ${first.scope}; send one in the envelope's capability field`,
+            first === undefined
+              ? {}
+              : { scope: first.scope, resource: first.resource, ability: first.ability },
+          );
+        }
+      } else {
+        chain = verifier.verify(token);
+        bindInvoker(request.principal, chain);
+        if (covered.get(chain)?.has(f) !== true) {
+          const contextFree = assertCovers(
+            chain.capabilities,
+            f.requirements,
+            { tenantId: envelope.tenantId, sessionId: envelope.sessionId, charges: f.charges },
+            envelope.verb,
+          );
+          if (contextFree) {
+            let set = covered.get(chain);
+            if (set === undefined) covered.set(chain, (set = new WeakSet()));
+            set.add(f);
+          }
+        }
+      }
+    } catch (error) {
+      if (!(error instanceof PlexusError)) throw error;
+      refusal = error;
+    }
+    return { f, chain, refusal };
+  }
+
   return {
     name: 'capability',
     auditEffect,
+    permits(request) {
+      const { refusal } = decide(request);
+      return refusal === undefined || init.exempt?.(request) !== undefined || !enforce;
+    },
     authorize(request, signal) {
-      const { envelope } = request;
-      const { candidates } = request.resolution;
-      let f: SpecFacts;
-      if (candidates.length === 1) {
-        const spec = request.verbSpec((candidates[0] as Candidate).card.id);
-        f = spec === undefined ? NO_FACTS : factsOf(spec);
-      } else {
-        const specs: VerbSpec[] = [];
-        for (const candidate of candidates) {
-          const spec = request.verbSpec(candidate.card.id);
-          if (spec !== undefined && !specs.includes(spec)) specs.push(spec);
-        }
-        f = combined(specs);
-      }
-      const token = capabilityOf(envelope);
-      let chain: VerifiedChain | undefined;
-      let refusal: PlexusError | undefined;
-      try {
-        if (token === undefined) {
-          if (requireToken || f.declared !== undefined) {
-            const first = f.declared;
-            throw ucanError(
-              'missing',
-              first === undefined
-                ? `${envelope.verb} needs a capability token (UCAN); send one in the envelope's capability field`
-                : `${envelope.verb} needs a capability token (UCAN) granting ${first.scope}; send one in the envelope's capability field`,
-              first === undefined
-                ? {}
-                : { scope: first.scope, resource: first.resource, ability: first.ability },
-            );
-          }
-        } else {
-          chain = verifier.verify(token);
-          bindInvoker(request.principal, chain);
-          if (covered.get(chain)?.has(f) !== true) {
-            const contextFree = assertCovers(
-              chain.capabilities,
-              f.requirements,
-              { tenantId: envelope.tenantId, sessionId: envelope.sessionId, charges: f.charges },
-              envelope.verb,
-            );
-            if (contextFree) {
-              let set = covered.get(chain);
-              if (set === undefined) covered.set(chain, (set = new WeakSet()));
-              set.add(f);
-            }
-          }
-        }
-      } catch (error) {
-        if (!(error instanceof PlexusError)) throw error;
-        refusal = error;
-      }
+      const { f, chain, refusal } = decide(request);
       if (refusal === undefined) {
         return f.mutation && log !== undefined
           ? record(request, auditEvent(request, f, 'allowed', chain, undefined, undefined), signal)

@@ -23,10 +23,16 @@ import {
   MCP_PATH,
 } from './mcp-protocol.js';
 import { registerMcpRoutes } from './mcp-routes.js';
-import { sessionServer, subscriptionsOfServer, type McpToolCallSource } from './mcp-server.js';
+import { sessionServer, subscriptionsOfServer } from './mcp-server.js';
 import { agentUri } from './mcp-resources.js';
 import { isJsonObject } from '../../core/json.js';
 import { McpSessions } from './mcp-sessions.js';
+import { callRecorder } from './call-recorder.js';
+import { toolVisibility } from './tool-visibility.js';
+import { McpStats } from './mcp-stats.js';
+import { registerMcpStatsRoute } from './mcp-stats-route.js';
+import { httpFaceScope } from '../http/http-face-scope.js';
+import { registerHttpFaceContext } from '../http/http-face-context.js';
 
 /** Options of {@link mcpFace}. */
 export interface McpFaceInit {
@@ -108,6 +114,10 @@ async function announceToolChanges(
   }
 }
 
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
 async function registerMcpContext(
   components: FaceComponents,
   server: FaceServer,
@@ -177,23 +187,8 @@ async function registerMcpContext(
           ...(caller.capability === undefined ? {} : { capability: caller.capability }),
           transport: { remoteAddress: request.ip },
           pageSize,
-          toolCalled: (tool: string, status: string, seconds: number, call: McpToolCallSource) => {
-            components.metrics?.mcpToolCall(tool, status, seconds);
-            // seed 004 Req 12.2: one line per tool call (docs/observability.md, Logs)
-            logger.info(
-              {
-                event: 'mcp.tool_call',
-                tool,
-                source_agent: call.client ?? null,
-                principal: call.principal,
-                agent: call.agent,
-                duration_ms: Math.round(seconds * 1_000_000) / 1000,
-                success: status === 'success',
-                status,
-              },
-              'mcp tool call',
-            );
-          },
+          toolCalled: callRecorder(components, caller.principal),
+          ...optional('visible', toolVisibility(components, caller)),
           headSeq: async () => (await components.log.head()).seq,
         });
       },
@@ -203,5 +198,13 @@ async function registerMcpContext(
       },
     });
     done();
+  });
+  const scope = httpFaceScope(components, server);
+  const stats = new McpStats(components.log);
+  await registerHttpFaceContext(server.http, scope, {
+    authenticate: true,
+    routes: (context) => {
+      registerMcpStatsRoute(context, scope, stats);
+    },
   });
 }

@@ -22,6 +22,7 @@ import { MCP_PATH, MCP_SESSION_HEADER } from './mcp-protocol.js';
 import type { McpSession, McpSessions } from './mcp-sessions.js';
 import type { SessionServer } from './mcp-server.js';
 import type { MessageSink } from './session-transport.js';
+import type { StreamConnection } from './sse-replay.js';
 
 /** What the routes need from the face. */
 export interface McpRoutesInit {
@@ -42,10 +43,6 @@ const SSE_HEADERS = {
   connection: 'keep-alive',
   'x-accel-buffering': 'no',
 };
-
-function sseEvent(message: JSONRPCMessage): string {
-  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
-}
 
 /** The body's messages. @throws PlexusError `PARSE_ERROR`, `INVALID_REQUEST`, `INPUT_TOO_LARGE`. */
 function messagesOf(
@@ -141,28 +138,41 @@ function answerJson(
   });
 }
 
-/** Answers the requests of one POST on an SSE stream, which ends after the last answer. */
+/** A stream connection over `raw`, tracked so the face can end it when it stops. */
+function connectionOf(init: McpRoutesInit, raw: FastifyReply['raw']): StreamConnection {
+  const connection: StreamConnection = {
+    write: (frame) => {
+      if (!raw.writableEnded) raw.write(frame);
+    },
+    end: () => {
+      if (!raw.writableEnded) raw.end();
+    },
+  };
+  const untrack = init.track(() => raw.end());
+  raw.once('close', untrack);
+  return connection;
+}
+
+/**
+ * Answers the requests of one POST on a resumable SSE stream (MCP-15), which ends after the
+ * last answer; when the connection drops first, the stream goes on into the replay buffer.
+ */
 function answerStream(
   init: McpRoutesInit,
   reply: FastifyReply,
   session: McpSession,
   messages: readonly JSONRPCMessage[],
 ): FastifyReply {
-  let waiting = messages.filter(isRequest).length;
+  const stream = session.replay.open(messages.filter(isRequest).length);
   reply.hijack();
   const raw = reply.raw;
   raw.writeHead(200, { ...SSE_HEADERS, [MCP_SESSION_HEADER]: session.id });
-  const untrack = init.track(() => raw.end());
-  raw.once('close', untrack);
-  const sink: MessageSink = {
-    streams: true,
-    write(message) {
-      if (raw.writableEnded) return;
-      raw.write(sseEvent(message));
-      if ('id' in message && !('method' in message) && --waiting === 0) raw.end();
-    },
-  };
-  for (const message of messages) session.transport.receive(message, sink);
+  const connection = connectionOf(init, raw);
+  raw.once('close', () => {
+    stream.detach(connection);
+  });
+  stream.attach(connection);
+  for (const message of messages) session.transport.receive(message, stream);
   return reply;
 }
 
@@ -199,6 +209,10 @@ async function post(
   return answerJson(reply, session, messages, batch);
 }
 
+/**
+ * `GET /mcp`: the session's GET stream, or with `Last-Event-ID` the stream that id belongs to
+ * (a POST's reply stream or the GET stream), resumed after it (MCP-15).
+ */
 function get(init: McpRoutesInit, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const session = sessionOf(init, request);
   if (!acceptsOf(request).sse) {
@@ -208,23 +222,30 @@ function get(init: McpRoutesInit, request: FastifyRequest, reply: FastifyReply):
       406,
     );
   }
-  if (session.transport.hasStandalone()) {
+  const lastEventId = request.headers['last-event-id'];
+  const resumed =
+    typeof lastEventId === 'string' && lastEventId !== '' ? session.replay.resume(lastEventId) : undefined;
+  const stream = resumed?.stream ?? session.replay.standalone();
+  if (resumed === undefined && stream.connected) {
     return sendRefusal(reply, new PlexusError('CONFLICT', 'this session already has a GET stream open'), 409);
   }
   reply.hijack();
   const raw = reply.raw;
   raw.writeHead(200, { ...SSE_HEADERS, [MCP_SESSION_HEADER]: session.id });
-  raw.write(': stream open\n\n');
-  const timer = setInterval(() => raw.write(': keep-alive\n\n'), init.keepAliveMs);
-  timer.unref();
-  const sink: MessageSink = { streams: true, write: (message) => raw.write(sseEvent(message)) };
-  session.transport.standalone(sink);
-  const untrack = init.track(() => raw.end());
+  const connection = connectionOf(init, raw);
+  const standalone = stream === session.replay.standaloneStream;
+  const timer = standalone
+    ? setInterval(() => {
+        connection.write(': keep-alive\n\n');
+      }, init.keepAliveMs)
+    : undefined;
+  timer?.unref();
   raw.once('close', () => {
     clearInterval(timer);
-    untrack();
-    session.transport.standalone(undefined);
+    stream.detach(connection);
   });
+  stream.attach(connection, resumed?.after);
+  if (standalone) session.transport.standalone(stream);
   return reply;
 }
 

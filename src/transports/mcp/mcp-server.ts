@@ -24,7 +24,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { PlexusError } from '../../core/errors.js';
 import type { Principal, Runtime } from '../../runtime/index.js';
-import { toolCatalog } from './tool-catalog.js';
+import { toolCatalog, type CatalogEntry } from './tool-catalog.js';
 import { callTool, toolFailure } from './tool-call.js';
 import { complete, getPrompt, listedPrompts } from './mcp-prompts.js';
 import { checkResource, listedResources, listedTemplates, readResource } from './mcp-resources.js';
@@ -39,23 +39,41 @@ export interface SessionServerInit {
   /** Tools (and resources, templates, prompts) per list page. */
   readonly pageSize: number;
   /**
-   * Told of each `tools/call` of a known tool: its name, `success` or the error code, seconds
-   * (the node's `plexus_mcp_tool_calls_total` and duration meters), and who called it and
-   * which agent served it (the node's log line). Absent = nobody is told.
+   * Told of each finished `tools/call` of a known tool, before its result is sent (the face
+   * records it: the invocation record, the structured log line, the meters). Absent = nobody
+   * is told.
    */
-  readonly toolCalled?: (tool: string, status: string, seconds: number, call: McpToolCallSource) => void;
+  readonly toolCalled?: (call: ToolCallDone) => Promise<void> | void;
+  /** True when the caller may call the tool (`tools/list` shows only those); absent = all. */
+  readonly visible?: (entry: CatalogEntry) => boolean;
   /** The event log's head now (where a subscribed job's changes are followed from). */
   headSeq(): Promise<number>;
 }
 
-/** Who made an MCP tool call and which agent served it. */
-export interface McpToolCallSource {
+/** One finished `tools/call`. */
+export interface ToolCallDone {
+  /** The tool's name. */
+  readonly tool: string;
+  /** The agent that offers it. */
+  readonly agent: string;
+  /** Its verb. */
+  readonly verb: string;
+  /** The call's `arguments`, as sent. */
+  readonly arguments: Record<string, unknown> | undefined;
+  /** The result sent back. */
+  readonly result: CallToolResult;
+  /** `success`, or the error code of the failure. */
+  readonly status: string;
+  /** Wall time, seconds. */
+  readonly seconds: number;
+  /** When the call started, Unix ms. */
+  readonly startedAt: number;
   /** The MCP client's name (its `clientInfo.name` at initialize), when it gave one. */
   readonly client?: string;
-  /** The authenticated caller's id. */
-  readonly principal: string;
-  /** The agent whose verb the tool is. */
-  readonly agent: string;
+}
+
+function optionalClient(client: string | undefined): { client?: string } {
+  return client === undefined ? {} : { client };
 }
 
 /** The status of a tool result: `success`, or the error code a failure carries. */
@@ -151,7 +169,9 @@ export function sessionServer(init: SessionServerInit): SessionServer {
     return {};
   });
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
-    const tools = toolCatalog(runtime.agents.registry).map((e) => e.tool);
+    const catalog = toolCatalog(runtime.agents.registry);
+    const visible = init.visible;
+    const tools = (visible === undefined ? catalog : catalog.filter((e) => visible(e))).map((e) => e.tool);
     const { page, nextCursor } = paged(tools, request.params?.cursor, init.pageSize);
     return { tools: page, ...(nextCursor === undefined ? {} : { nextCursor }) };
   });
@@ -194,6 +214,7 @@ export function sessionServer(init: SessionServerInit): SessionServer {
       );
     }
     const token = request.params._meta?.progressToken;
+    const startedAt = Date.now();
     const started = performance.now();
     const result = await callTool(init.runtime, entry, request.params.arguments, {
       principal: init.principal,
@@ -203,11 +224,17 @@ export function sessionServer(init: SessionServerInit): SessionServer {
       ...(token === undefined ? {} : { progressToken: token }),
       notify: (notification) => extra.sendNotification(notification),
     });
-    const client = server.getClientVersion()?.name;
-    init.toolCalled?.(entry.tool.name, statusOf(result), (performance.now() - started) / 1000, {
-      ...(client === undefined ? {} : { client }),
-      principal: init.principal.id,
+    const seconds = Math.max(0, performance.now() - started) / 1000;
+    await init.toolCalled?.({
+      tool: entry.tool.name,
       agent: entry.agentId,
+      verb: entry.verb,
+      arguments: request.params.arguments,
+      result,
+      status: statusOf(result),
+      seconds,
+      startedAt,
+      ...optionalClient(server.getClientVersion()?.name),
     });
     const failed = result.isError === true;
     log(failed ? 'warning' : 'info', {
@@ -215,7 +242,7 @@ export function sessionServer(init: SessionServerInit): SessionServer {
       tool: entry.tool.name,
       agent: entry.agentId,
       outcome: failed ? 'error' : 'ok',
-      durationMs: Math.round(performance.now() - started),
+      durationMs: Math.round(seconds * 1000),
       ...(failed ? { code: result._meta?.['plexus/code'] } : {}),
     });
     return result;

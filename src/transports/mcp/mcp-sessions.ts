@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Principal } from '../../runtime/index.js';
 import type { SessionServer } from './mcp-server.js';
 import { SessionTransport } from './session-transport.js';
+import { SessionReplay } from './sse-replay.js';
 
 /** One open session. */
 export interface McpSession {
@@ -16,6 +17,8 @@ export interface McpSession {
   readonly owner: string;
   readonly server: SessionServer;
   readonly transport: SessionTransport;
+  /** Its SSE streams and the events kept for `Last-Event-ID` (MCP-15). */
+  readonly replay: SessionReplay;
   /** Last use, Unix ms. */
   lastUsed: number;
 }
@@ -54,7 +57,14 @@ export class McpSessions {
     const transport = new SessionTransport(id);
     const server = make();
     await server.connect(transport);
-    const session: McpSession = { id, owner: ownerKey(principal), server, transport, lastUsed: this.#now() };
+    const session: McpSession = {
+      id,
+      owner: ownerKey(principal),
+      server,
+      transport,
+      replay: new SessionReplay(),
+      lastUsed: this.#now(),
+    };
     this.#sessions.set(id, session);
     // keep the SDK's own close handling (it ends the server's requests and calls server.onclose)
     const protocolClose = transport.onclose;

@@ -3,7 +3,8 @@
  * face's own Streamable HTTP glue hands it each POSTed message with the sink its answer goes
  * to (a JSON body or the POST's SSE stream); a response goes to the sink of its request, a
  * notification related to a request to that request's sink when it streams, anything else to
- * the session's GET stream when one is open. Without one, the latest notification of each
+ * the session's GET stream once one was opened (kept for replay while its connection is away,
+ * MCP-15). Before the first GET, the latest notification of each
  * method is held (at most one per method: `notifications/tools/list_changed` is the one that
  * matters) and sent when a GET stream opens; server requests are dropped, as the spec allows.
  */
