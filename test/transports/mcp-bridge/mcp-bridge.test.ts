@@ -40,6 +40,8 @@ const stdio = (name = 'fix') => ({ name, command: process.execPath, args: [FIXTU
 /** Requests the HTTP server's `wait` tool is running, and those it saw cancelled. */
 const waiting = new Set<string>();
 const cancelled: string[] = [];
+/** The `authorization` headers the HTTP server received. */
+const authorizations = new Set<string>();
 
 function httpMcpServer(): McpServer {
   const server = new McpServer({ name: 'http-fixture', version: '1.0.0' });
@@ -83,6 +85,7 @@ async function httpServer(): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
     void (async () => {
       const parsed = req.method === 'POST' ? await body(req) : undefined;
+      if (req.headers.authorization !== undefined) authorizations.add(req.headers.authorization);
       const id = req.headers['mcp-session-id'];
       let transport = typeof id === 'string' ? sessions.get(id) : undefined;
       if (transport === undefined && req.method === 'POST' && isInitializeRequest(parsed)) {
@@ -135,6 +138,7 @@ describe('MCP servers as Plexus agents', () => {
     for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
     waiting.clear();
     cancelled.length = 0;
+    authorizations.clear();
   });
 
   async function dataDir(): Promise<string> {
@@ -253,10 +257,18 @@ describe('MCP servers as Plexus agents', () => {
     const http = await httpServer();
     servers.push(http.server);
     const node = await bridgeNode(
-      { dataDir: await dataDir(), faces: [mcpBridgeFace({ servers: [{ name: 'web', url: http.url }] })] },
+      {
+        dataDir: await dataDir(),
+        faces: [
+          mcpBridgeFace({
+            servers: [{ name: 'web', url: http.url, headers: { Authorization: 'Bearer t0k' } }],
+          }),
+        ],
+      },
       ['web'],
     );
     expect(await call(node, 'mcp.web.shout', { text: 'hey' })).toMatchObject({ data: { text: 'HEY' } });
+    expect([...authorizations]).toEqual(['Bearer t0k']); // the entry's headers go with every request
     // mcp://<server>/<tool>
     expect(await call(node, 'mcp.web.shout', { text: 'x' }, 'mcp://web/shout')).toMatchObject({
       kind: 'response',
