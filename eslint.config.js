@@ -10,7 +10,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['eslint.config.js', 'bench/*.js'] },
+        projectService: { allowDefaultProject: ['eslint.config.js', 'bench/*.js', 'test/fixtures/*/*.mjs'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

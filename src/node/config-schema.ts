@@ -161,6 +161,79 @@ export const a2aSchema = section({
   ).optional(),
 });
 
+/** A mapping of names to strings (`env`, `headers`). */
+const stringMap = z.record(
+  z.string(),
+  z.string({ error: says((v) => `must be a string, got ${showValue(v)}`) }),
+  {
+    error: says((v) => `must be a mapping of names to strings, got ${showValue(v)}`),
+  },
+);
+
+/**
+ * One `mcp.servers` entry: an MCP server bridged as an agent (docs/faces/mcp.md "Bridging MCP
+ * servers"): stdio (`command`, `args`, `env`, `cwd`) or Streamable HTTP (`url`, `headers`).
+ */
+export const mcpServerSchema = section({
+  name: text().regex(/^[a-z][a-z0-9_-]{0,62}$/, {
+    error: says(
+      (v) =>
+        `must be lower case letters, digits, _ or - (starting with a letter, at most 63), got ${showValue(v)}`,
+    ),
+  }),
+  command: text().optional(),
+  args: list(z.string({ error: says((v) => `must be a string, got ${showValue(v)}`) })).optional(),
+  env: stringMap.optional(),
+  cwd: text().optional(),
+  url: httpUrl.optional(),
+  headers: stringMap.optional(),
+}).superRefine((entry, ctx) => {
+  if ((entry.command === undefined) === (entry.url === undefined)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [],
+      input: entry,
+      message: `needs exactly one of command (a stdio server the node launches) and url (a Streamable HTTP server)`,
+    });
+    return;
+  }
+  const misplaced =
+    entry.command !== undefined
+      ? (['headers'] as const).filter((k) => entry[k] !== undefined)
+      : (['args', 'env', 'cwd'] as const).filter((k) => entry[k] !== undefined);
+  for (const key of misplaced) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [key],
+      input: entry[key],
+      message: `goes with ${entry.command !== undefined ? 'url' : 'command'}, not ${entry.command !== undefined ? 'command' : 'url'}`,
+    });
+  }
+});
+
+/**
+ * `mcp:`: MCP servers the node bridges as agents (`servers`), and whether privileged callers
+ * may add more at run time with `bridge.registerMCPServer` (`register`).
+ */
+export const mcpSchema = section({
+  servers: list(mcpServerSchema)
+    .superRefine((servers, ctx) => {
+      const seen = new Set<string>();
+      servers.forEach((s, i) => {
+        if (seen.has(s.name))
+          ctx.addIssue({
+            code: 'custom',
+            path: [i, 'name'],
+            input: s.name,
+            message: `names a server twice: ${s.name}`,
+          });
+        seen.add(s.name);
+      });
+    })
+    .optional(),
+  register: flag().optional(),
+});
+
 /** `tls:`: the certificate and key files (PEM); required on any non-loopback host (D14). */
 export const tlsSchema = section({ cert: text(), key: text() });
 
@@ -477,6 +550,7 @@ export const NODE_CONFIG_SECTIONS = {
   fallback_policies: fallbackPoliciesSchema,
   routing: routingSchema,
   a2a: a2aSchema,
+  mcp: mcpSchema,
   agents: list(text()),
   mesh: meshSchema,
 } as const;

@@ -13,6 +13,7 @@ import { peerFace } from '../transports/peer/peer-face.js';
 import { mcpFace } from '../transports/mcp/mcp-face.js';
 import { a2aFace } from '../transports/a2a/a2a-face.js';
 import { a2aBridgeFace } from '../transports/a2a-bridge/a2a-bridge-face.js';
+import { mcpBridgeFace } from '../transports/mcp-bridge/mcp-bridge-face.js';
 import { meshFace } from '../transports/mesh/mesh-face.js';
 import { metricsFace } from '../transports/metrics/metrics-face.js';
 import { wsJsonRpcFace } from '../transports/ws-jsonrpc/ws-jsonrpc-face.js';
@@ -50,6 +51,9 @@ export function defaultFaces(init: NodeInit = {}): readonly FaceFactory[] {
     ...(init.a2a?.agents === undefined || init.a2a.agents.length === 0
       ? []
       : [a2aBridgeFace({ agents: init.a2a.agents })]),
+    ...((init.mcp?.servers?.length ?? 0) > 0 || init.mcp?.register === true
+      ? [mcpBridgeFace({ servers: init.mcp?.servers ?? [], register: init.mcp?.register === true })]
+      : []),
     ...(init.mesh?.enabled === true ? [meshFace(init.mesh)] : []),
     metricsFace({ public: init.metrics?.public === true }),
   ];

@@ -56,6 +56,8 @@ export interface NodeInit {
   readonly capabilities?: NodeConfig['capabilities'];
   /** The A2A face: the webhook hosts push notifications may go to (docs/faces/a2a.md). */
   readonly a2a?: NodeConfig['a2a'];
+  /** MCP servers bridged as agents, and `bridge.registerMCPServer` (docs/faces/mcp.md). @default none */
+  readonly mcp?: NodeConfig['mcp'];
   /** More agents to host. @default [] */
   readonly agents?: readonly AgentDefinition[];
   /**

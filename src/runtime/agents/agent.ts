@@ -22,6 +22,13 @@ export interface AgentInstanceContext {
   readonly agentId: string;
   /** 0 for the first instance, then 1, 2, … for each re-creation. */
   readonly incarnation: number;
+  /**
+   * Reports that this instance died outside any handler (a child process it owns exited, say):
+   * its supervisor handles it as a crash of a handler (restart within the intensity limits, or
+   * suspend). Calls after the instance was replaced are ignored. Absent where no supervisor
+   * runs the instance (a stop hook's context).
+   */
+  readonly crashed?: (reason: unknown) => void;
 }
 
 /** How crashed instances are handled (Erlang-style restart intensity). */

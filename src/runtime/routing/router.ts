@@ -13,8 +13,9 @@
  * An envelope that names a target (seed 002 §6.1, extension `_x_agentese_target`) is resolved
  * from it instead of `to`: `local://<agent>` (a local agent), `http(s)://peer[/agent]` (a
  * configured peer's agents offering the verb — or, while the peer has announced none, a
- * placeholder card that forwards to it), `p2p://` and `mcp://` (`UNAVAILABLE`: no such
- * transport yet); any other scheme is `INVALID_PARAMS` (see `routing/target.ts`).
+ * placeholder card that forwards to it), `mcp://<server>[/<tool>]` (the local agent bridging
+ * that MCP server, docs/decisions/mcp.md MCP-35), `p2p://` (`UNAVAILABLE`: no such transport
+ * yet); any other scheme is `INVALID_PARAMS` (see `routing/target.ts`).
  */
 import { BROADCAST, type Envelope } from '../../core/envelope.js';
 import { PlexusError } from '../../core/errors.js';
@@ -27,7 +28,14 @@ import {
 } from '../../core/verb-name.js';
 import { compareIds, type Registry } from '../agents/registry.js';
 import type { TargetRoutes } from './remote.js';
-import { REMOTE_PEER_EXTENSION, pendingTransportError, targetOf, type RouteTarget } from './target.js';
+import {
+  MCP_BRIDGE_EXTENSION,
+  REMOTE_PEER_EXTENSION,
+  pendingTransportError,
+  targetOf,
+  type RouteTarget,
+} from './target.js';
+import { isJsonObject, type JsonObject } from '../../core/json.js';
 
 /** How the request addressed its target. */
 export type TargetKind = 'agent' | 'broadcast' | 'capability';
@@ -77,6 +85,44 @@ function placeholderCard(peer: string, id: string, verb: string): Candidate {
   return { card, capability };
 }
 
+/**
+ * `mcp://<server>[/<tool>]`: the local agent bridging MCP server `<server>` (its card carries
+ * {@link MCP_BRIDGE_EXTENSION}); with a tool, the request's verb must be that tool's.
+ */
+function resolveMcpTarget(
+  registry: Registry,
+  envelope: Envelope,
+  target: Extract<RouteTarget, { scheme: 'mcp' }>,
+): Resolution {
+  const { verb } = envelope;
+  const entry = registry.find(target.server);
+  const bridged = entry?.card.extensions?.[MCP_BRIDGE_EXTENSION];
+  if (entry === undefined || entry.card.origin === 'remote' || !isJsonObject(bridged ?? null))
+    throw pendingTransportError(target);
+  const tools =
+    isJsonObject(bridged) && isJsonObject(bridged['tools'] ?? null) ? (bridged['tools'] as JsonObject) : {};
+  if (target.tool !== undefined) {
+    const toolVerb = tools[target.tool];
+    if (typeof toolVerb !== 'string') {
+      throw new PlexusError(
+        'NOT_FOUND',
+        `target ${target.text}: MCP server ${target.server} has no tool ${JSON.stringify(target.tool)}; its tools: ${Object.keys(tools).join(', ') || 'none'}`,
+        { details: { pointer: '/target', target: target.text, server: target.server, tool: target.tool } },
+      );
+    }
+    if (stripVerbVersion(verb) !== toolVerb) {
+      throw new PlexusError(
+        'INVALID_PARAMS',
+        `target ${target.text} is the verb ${toolVerb}, but the request's verb is ${verb}; send ${toolVerb}`,
+        { details: { pointer: '/verb', target: target.text, verb: toolVerb } },
+      );
+    }
+  }
+  const capability = findCapability(entry.card, verb);
+  if (capability === undefined) throw unknownVerb(verb, `: MCP server ${target.server} does not offer it`);
+  return { kind: 'agent', verb, candidates: [{ card: entry.card, capability }] };
+}
+
 function resolveTarget(
   registry: Registry,
   envelope: Envelope,
@@ -105,7 +151,8 @@ function resolveTarget(
     if (capability === undefined) throw unknownVerb(verb, `: agent ${target.agent} does not offer it`);
     return { kind: 'agent', verb, candidates: [{ card: entry.card, capability }] };
   }
-  if (target.scheme === 'p2p' || target.scheme === 'mcp') throw pendingTransportError(target);
+  if (target.scheme === 'mcp') return resolveMcpTarget(registry, envelope, target);
+  if (target.scheme === 'p2p') throw pendingTransportError(target);
   const match = routes?.peerOf(target.url);
   if (match === undefined) {
     throw new PlexusError(
@@ -145,7 +192,8 @@ function resolveTarget(
  * @throws PlexusError `NOT_FOUND` for an unknown agent id; `UNKNOWN_VERB` when no candidate
  *   offers the verb; `INVALID_PARAMS` when a capability selector names another verb than
  *   the envelope's, or for a bad target or fallback policy; `FORBIDDEN` for an http(s)
- *   target that is not a configured peer; `UNAVAILABLE` for a `p2p://` or `mcp://` target.
+ *   target that is not a configured peer; `UNAVAILABLE` for a `p2p://` target or an MCP
+ *   server this node does not bridge.
  */
 export function resolveTargets(registry: Registry, envelope: Envelope, routes?: TargetRoutes): Resolution {
   const { verb, to } = envelope;

@@ -8,7 +8,9 @@
  * - `http://host:port[/agent]`, `https://…` — a configured peer node (and one of its agents);
  * - `p2p://did:key:…` — a peer reached over libp2p: recognised, but this node has no libp2p
  *   transport yet, so it is answered `UNAVAILABLE`;
- * - `mcp://…` — an MCP tool server: recognised, not routed yet (`UNAVAILABLE`);
+ * - `mcp://<server>[/<tool>]` — an MCP server this node bridges (`mcp.servers`; the agent
+ *   with id `<server>`, whose card maps tool names to verbs in {@link MCP_BRIDGE_EXTENSION}),
+ *   and one of its tools; an MCP server it does not bridge is `UNAVAILABLE`;
  * - anything else (`town://…`) — `INVALID_PARAMS` naming the supported schemes.
  */
 import type { Envelope } from '../../core/envelope.js';
@@ -24,10 +26,16 @@ export const FALLBACK_POLICY_EXTENSION = AGENTESE_EXTENSIONS.fallbackPolicy;
 /** The extension key of a remote card naming the peer (its base URL) it was learned from. */
 export const REMOTE_PEER_EXTENSION = '_x_plexus_peer';
 
-/** The target schemes a node routes today. */
-export const ROUTED_SCHEMES = ['local', 'http', 'https'] as const;
+/**
+ * The card extension of an agent bridging an MCP server (docs/decisions/mcp.md MCP-30):
+ * `{ server: <name>, tools: { <tool name>: <verb> } }`, read by `mcp://` targets.
+ */
+export const MCP_BRIDGE_EXTENSION = '_x_plexus_mcp';
 
-/** The target schemes a node recognises but cannot route yet. */
+/** The target schemes a node routes today. */
+export const ROUTED_SCHEMES = ['local', 'http', 'https', 'mcp'] as const;
+
+/** The target schemes a node recognises but cannot route yet (`mcp` only when the server is not bridged). */
 export const PENDING_SCHEMES = ['p2p', 'mcp'] as const;
 
 /** A parsed target. */
@@ -40,11 +48,19 @@ export type RouteTarget =
       readonly url: string;
     }
   | { readonly scheme: 'p2p'; readonly text: string; readonly did: string }
-  | { readonly scheme: 'mcp'; readonly text: string; readonly rest: string };
+  | {
+      readonly scheme: 'mcp';
+      readonly text: string;
+      readonly rest: string;
+      /** The bridged server's name (the agent id). */
+      readonly server: string;
+      /** The tool's name, when the target names one. */
+      readonly tool?: string;
+    };
 
 /** One line naming what the router supports, for error messages. */
 export const SUPPORTED_TARGETS =
-  'local://<agent>, http://host:port[/agent], https://host:port[/agent] (p2p://did:key:… and mcp://… are recognised but not routed yet)';
+  'local://<agent>, http://host:port[/agent], https://host:port[/agent], mcp://<server>[/<tool>] for an MCP server this node bridges (p2p://did:key:… is recognised but not routed yet)';
 
 function invalid(text: string, why: string): PlexusError {
   return new PlexusError(
@@ -90,8 +106,18 @@ export function parseTarget(text: string): RouteTarget {
       if (!/^did:key:z[1-9A-HJ-NP-Za-km-z]+$/.test(rest))
         throw invalid(text, 'must name a did:key (p2p://did:key:z6Mk…)');
       return { scheme, text, did: rest };
-    case 'mcp':
-      return { scheme, text, rest };
+    case 'mcp': {
+      const [server = '', ...tool] = rest.replace(/\/+$/, '').split('/');
+      if (server === '') throw invalid(text, 'must name a bridged MCP server (mcp://<server>[/<tool>])');
+      const name = tool.join('/');
+      return {
+        scheme,
+        text,
+        rest,
+        server: decodeURIComponent(server),
+        ...(name === '' ? {} : { tool: decodeURIComponent(name) }),
+      };
+    }
     default:
       throw invalid(text, `uses the scheme ${JSON.stringify(scheme)}, which Plexus does not route`);
   }
@@ -124,11 +150,13 @@ export function pendingTransportError(target: RouteTarget): PlexusError {
     target.scheme === 'p2p'
       ? 'needs the libp2p transport, which this node does not have yet'
       : target.scheme === 'mcp'
-        ? 'names an MCP tool server; routing to MCP servers is not supported yet'
+        ? `names an MCP server (${JSON.stringify(target.server)}) this node does not bridge; add it under mcp.servers in plexus.yaml or with bridge.registerMCPServer`
         : `has no transport on this node`;
   return new PlexusError(
     'UNAVAILABLE',
-    `target ${JSON.stringify(target.text)} ${what}; route with ${ROUTED_SCHEMES.map((s) => `${s}://`).join(', ')} instead`,
+    target.scheme === 'mcp'
+      ? `target ${JSON.stringify(target.text)} ${what}`
+      : `target ${JSON.stringify(target.text)} ${what}; route with ${ROUTED_SCHEMES.map((s) => `${s}://`).join(', ')} instead`,
     { retryable: false, details: { pointer: '/target', target: target.text, scheme: target.scheme } },
   );
 }

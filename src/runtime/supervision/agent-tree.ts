@@ -322,7 +322,17 @@ export function createAgentTree(spec: SupervisorSpec, components: AgentTreeCompo
         const made = (async (): Promise<AgentLease> => {
           const handlers = checkHandlers(
             definition.card,
-            await definition.create({ agentId: id, incarnation: n }),
+            await definition.create({
+              agentId: id,
+              incarnation: n,
+              crashed: (reason) => {
+                made
+                  .then((lease) => {
+                    slot.crashed(lease, reason);
+                  })
+                  .catch(() => undefined);
+              },
+            }),
           );
           return { handlers, incarnation: n, stopped, signal: controller.signal };
         })();

@@ -146,8 +146,21 @@ export function createSupervisor(
   const create = (): Promise<AgentLease> => {
     incarnation++;
     const n = incarnation;
-    const made = (async () => {
-      const handlers = checkHandlers(card, await definition.create({ agentId: id, incarnation: n }));
+    const made: Promise<AgentLease> = (async () => {
+      const handlers = checkHandlers(
+        card,
+        await definition.create({
+          agentId: id,
+          incarnation: n,
+          crashed: (reason) => {
+            made
+              .then((lease) => {
+                supervisor.crashed(lease, reason);
+              })
+              .catch(() => undefined);
+          },
+        }),
+      );
       return { handlers, incarnation: n };
     })();
     made.then(

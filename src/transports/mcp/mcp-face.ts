@@ -129,7 +129,6 @@ async function registerMcpContext(
   const keepAliveMs = positiveWhole('keepAliveMs', init.keepAliveMs ?? MCP_DEFAULT_KEEPALIVE_MS);
   const pageSize = positiveWhole('pageSize', init.pageSize ?? MCP_DEFAULT_PAGE_SIZE);
   const callers = new WeakMap<FastifyRequest, Caller>();
-  const logger = components.logger ?? silentLogger;
   const callerOf = (request: FastifyRequest): Caller => {
     const caller = callers.get(request);
     if (caller === undefined) throw new PlexusError('UNAUTHORIZED', 'the request was not authenticated');

@@ -1,0 +1,111 @@
+/**
+ * One MCP server the node bridges (issue 13 item 8): an `mcp.servers` entry of `plexus.yaml`
+ * or a `bridge.registerMCPServer` call. Exactly one of `command` (stdio: the node launches
+ * it) and `url` (Streamable HTTP) is set.
+ */
+import { PlexusError } from '../../core/errors.js';
+import { isJsonObject } from '../../core/json.js';
+
+/** One bridged MCP server. */
+export interface McpServerEntry {
+  /** The agent id, and the middle segment of its verbs (`mcp.<name>.<tool>`). */
+  readonly name: string;
+  /** stdio: the program the node launches (its stdin/stdout speak MCP). */
+  readonly command?: string;
+  readonly args?: readonly string[];
+  /** stdio: variables set for it, over the SDK's default inherited set (PATH, HOME, …). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** stdio: its working directory. @default the node's */
+  readonly cwd?: string;
+  /** Streamable HTTP: the server's MCP endpoint (`http://host:port/mcp`). */
+  readonly url?: string;
+  /** Streamable HTTP: headers sent with every request (`Authorization`, …). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** The pattern an entry's name matches: an agent id that is also a fair verb segment. */
+export const MCP_SERVER_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,62}$/;
+
+function fail(pointer: string, message: string): never {
+  throw new PlexusError('INVALID_PARAMS', message, { details: { pointer } });
+}
+
+function stringRecord(value: unknown, pointer: string): Record<string, string> {
+  if (!isJsonObject(value)) fail(pointer, `${pointer.slice(1)} must be a mapping of names to strings`);
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    if (typeof v !== 'string')
+      fail(`${pointer}/${k}`, `${pointer.slice(1)}.${k} must be a string, got ${JSON.stringify(v)}`);
+    out[k] = v;
+  }
+  return out;
+}
+
+/**
+ * Checks an entry given at run time (the config file's entries are checked by its schema with
+ * the same rules).
+ *
+ * @throws PlexusError `INVALID_PARAMS` naming the field (its JSON pointer in `details.pointer`).
+ */
+export function parseMcpServerEntry(value: unknown): McpServerEntry {
+  if (!isJsonObject(value))
+    fail(
+      '',
+      'an MCP server entry must be an object with a name and either command (stdio) or url (Streamable HTTP)',
+    );
+  const v = value as Record<string, unknown>;
+  const known = new Set(['name', 'command', 'args', 'env', 'cwd', 'url', 'headers']);
+  for (const key of Object.keys(v))
+    if (!known.has(key))
+      fail(`/${key}`, `${key} is not a field of an MCP server entry; known: ${[...known].join(', ')}`);
+  const name = v['name'];
+  if (typeof name !== 'string' || !MCP_SERVER_NAME_PATTERN.test(name))
+    fail(
+      '/name',
+      `name must match ${MCP_SERVER_NAME_PATTERN.source} (lower case, at most 63 characters), got ${JSON.stringify(name)}`,
+    );
+  const { command, url } = v;
+  if ((command === undefined) === (url === undefined))
+    fail(
+      '',
+      `MCP server ${name}: give exactly one of command (a stdio server the node launches) and url (a Streamable HTTP server)`,
+    );
+  if (command !== undefined) {
+    if (typeof command !== 'string' || command === '')
+      fail('/command', `MCP server ${name}: command must be a non-empty string`);
+    if (v['headers'] !== undefined) fail('/headers', `MCP server ${name}: headers go with url, not command`);
+    const args = v['args'];
+    if (args !== undefined && (!Array.isArray(args) || args.some((a) => typeof a !== 'string')))
+      fail('/args', `MCP server ${name}: args must be a list of strings`);
+    const cwd = v['cwd'];
+    if (cwd !== undefined && (typeof cwd !== 'string' || cwd === ''))
+      fail('/cwd', `MCP server ${name}: cwd must be a non-empty string`);
+    return {
+      name,
+      command,
+      ...(args === undefined ? {} : { args: args as string[] }),
+      ...(v['env'] === undefined ? {} : { env: stringRecord(v['env'], '/env') }),
+      ...(cwd === undefined ? {} : { cwd }),
+    };
+  }
+  for (const key of ['args', 'env', 'cwd'])
+    if (v[key] !== undefined) fail(`/${key}`, `MCP server ${name}: ${key} goes with command, not url`);
+  let parsed: URL;
+  try {
+    parsed = new URL(String(url));
+  } catch {
+    fail('/url', `MCP server ${name}: url must be an http(s) URL, got ${JSON.stringify(url)}`);
+  }
+  if (typeof url !== 'string' || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
+    fail('/url', `MCP server ${name}: url must be an http(s) URL, got ${JSON.stringify(url)}`);
+  return {
+    name,
+    url,
+    ...(v['headers'] === undefined ? {} : { headers: stringRecord(v['headers'], '/headers') }),
+  };
+}
+
+/** Where the entry's server is, for logs and messages (never its env or headers). */
+export function describeEntry(entry: McpServerEntry): string {
+  return entry.url ?? [entry.command ?? '', ...(entry.args ?? [])].join(' ');
+}

@@ -1,0 +1,424 @@
+/**
+ * The MCP client bridge (issue 13 items 8 and 10): MCP servers as Plexus agents. Against real
+ * SDK servers written here — a stdio child process (test/fixtures/mcp-bridge/stdio-server.mjs)
+ * and an in-process `McpServer` behind the SDK's `StreamableHTTPServerTransport` on node:http:
+ * tools appear as verbs, calls round-trip, progress, cancellation, a killed stdio server is
+ * restarted, a removed tool disappears, `mcp://` targets, resources and prompts through this
+ * node's `/mcp`, `bridge.registerMCPServer` over the Hyperspace face (privileged, persisted
+ * across a restart), bad configuration.
+ */
+import { randomUUID } from 'node:crypto';
+import { getEventListeners } from 'node:events';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { Envelope } from '../../../src/core/envelope.js';
+import type { ErrorData } from '../../../src/core/errors.js';
+import { parseNodeConfig } from '../../../src/node/config.js';
+import { createNode, type Node, type NodeInit } from '../../../src/node/index.js';
+import { defaultFaces } from '../../../src/node/faces.js';
+import { TARGET_EXTENSION } from '../../../src/runtime/index.js';
+import { generateApiKey } from '../../../src/security/index.js';
+import { mcpBridgeFace } from '../../../src/transports/mcp-bridge/mcp-bridge-face.js';
+import { parseMcpServerEntry } from '../../../src/transports/mcp-bridge/mcp-server-entry.js';
+import { perRequestSignalFetch } from '../../../src/transports/mcp-bridge/per-request-fetch.js';
+import { wsJsonRpcClient } from '../../../src/transports/ws-jsonrpc/client.js';
+import { eventually, until } from '../../support/until.js';
+
+const FIXTURE = fileURLToPath(new URL('../../fixtures/mcp-bridge/stdio-server.mjs', import.meta.url));
+const stdio = (name = 'fix') => ({ name, command: process.execPath, args: [FIXTURE] });
+
+/** Requests the HTTP server's `wait` tool is running, and those it saw cancelled. */
+const waiting = new Set<string>();
+const cancelled: string[] = [];
+/** The `authorization` headers the HTTP server received. */
+const authorizations = new Set<string>();
+
+function httpMcpServer(): McpServer {
+  const server = new McpServer({ name: 'http-fixture', version: '1.0.0' });
+  server.registerTool(
+    'shout',
+    { description: 'upper-cases', inputSchema: { text: z.string() }, outputSchema: { text: z.string() } },
+    ({ text }) => ({
+      content: [{ type: 'text', text: text.toUpperCase() }],
+      structuredContent: { text: text.toUpperCase() },
+    }),
+  );
+  server.registerTool(
+    'wait',
+    { description: 'runs until cancelled', inputSchema: { id: z.string() } },
+    ({ id }, extra) => {
+      waiting.add(id);
+      return new Promise((resolve) => {
+        extra.signal.addEventListener('abort', () => {
+          cancelled.push(id);
+          resolve({ content: [{ type: 'text', text: 'cancelled' }] });
+        });
+      });
+    },
+  );
+  server.registerResource('notes', 'http://fixture/notes', { mimeType: 'text/plain' }, (uri) => ({
+    contents: [{ uri: uri.href, text: 'the notes' }],
+  }));
+  return server;
+}
+
+async function body(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text === '' ? undefined : JSON.parse(text);
+}
+
+/** A stateful Streamable HTTP MCP server on loopback: one McpServer and transport per session. */
+async function httpServer(): Promise<{ url: string; server: Server }> {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const server = createServer((req, res) => {
+    void (async () => {
+      const parsed = req.method === 'POST' ? await body(req) : undefined;
+      if (req.headers.authorization !== undefined) authorizations.add(req.headers.authorization);
+      const id = req.headers['mcp-session-id'];
+      let transport = typeof id === 'string' ? sessions.get(id) : undefined;
+      if (transport === undefined && req.method === 'POST' && isInitializeRequest(parsed)) {
+        const created = new StreamableHTTPServerTransport({
+          sessionIdGenerator: randomUUID,
+          onsessioninitialized: (sid) => {
+            sessions.set(sid, created);
+          },
+        });
+        transport = created;
+        await httpMcpServer().connect(created);
+      }
+      if (transport === undefined) {
+        res.writeHead(404).end();
+        return;
+      }
+      await transport.handleRequest(req, res, parsed);
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return { url: `http://127.0.0.1:${address.port}/mcp`, server };
+}
+
+function request(verb: string, data: Envelope['data'], target?: string): Envelope {
+  return {
+    id: randomUUID(),
+    kind: 'request',
+    from: 'test',
+    to: `capability:${verb}`,
+    verb,
+    data,
+    ...(target === undefined ? {} : { extensions: { [TARGET_EXTENSION]: target } }),
+  };
+}
+
+describe('MCP servers as Plexus agents', () => {
+  const nodes: Node[] = [];
+  const servers: Server[] = [];
+  const dirs: string[] = [];
+  const clients: Client[] = [];
+  afterEach(async () => {
+    for (const client of clients.splice(0)) await client.close().catch(() => undefined);
+    for (const node of nodes.splice(0)) await node.stop({ drainMs: 0 });
+    for (const server of servers.splice(0)) {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+    for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+    waiting.clear();
+    cancelled.length = 0;
+    authorizations.clear();
+  });
+
+  async function dataDir(): Promise<string> {
+    const dir = await mkdtemp(join(tmpdir(), 'plexus-mcp-bridge-'));
+    dirs.push(dir);
+    return dir;
+  }
+
+  async function bridgeNode(init: NodeInit, wait: readonly string[]): Promise<Node> {
+    const node = createNode({
+      primitives: false,
+      store: 'memory',
+      host: '127.0.0.1',
+      port: 0,
+      dev: true,
+      ...init,
+    });
+    nodes.push(node);
+    await node.start();
+    for (const id of wait)
+      await until(() => node.runtime.agents.registry.find(id) !== undefined, { what: `agent ${id} hosted` });
+    return node;
+  }
+
+  /**
+   * Invokes in-process, as an operator (`kind: local`: nodes with auth on need a principal),
+   * each call a new one (a fresh idempotency key: the same input twice is two calls).
+   */
+  async function call(node: Node, verb: string, data: Envelope['data'], target?: string): Promise<Envelope> {
+    const principal = { id: 'operator', kind: 'local' };
+    const context = { face: 'internal' as const, principal, idempotencyKey: randomUUID() };
+    return (await node.runtime.invoke(request(verb, data, target), context)).envelope;
+  }
+
+  it('hosts a stdio server: tools become verbs with their schemas, calls round-trip, isError is an error', async () => {
+    const node = await bridgeNode(
+      { dataDir: await dataDir(), faces: [mcpBridgeFace({ servers: [stdio()] })] },
+      ['fix'],
+    );
+    const card = node.runtime.agents.registry.get('fix');
+    expect(card.capabilities.map((c) => c.verb).sort()).toEqual([
+      'mcp.fix.add',
+      'mcp.fix.drop',
+      'mcp.fix.echo',
+      'mcp.fix.extra',
+      'mcp.fix.fail',
+      'mcp.fix.pid',
+      'mcp.fix.slow',
+    ]);
+    const add = card.capabilities.find((c) => c.verb === 'mcp.fix.add');
+    expect(add?.input).toMatchObject({ type: 'object', properties: { a: { type: 'number' } } });
+    expect(add?.output).toMatchObject({ type: 'object', properties: { sum: { type: 'number' } } });
+    expect(await call(node, 'mcp.fix.echo', { text: 'hi there' })).toMatchObject({
+      kind: 'response',
+      data: 'hi there',
+    });
+    expect(await call(node, 'mcp.fix.add', { a: 2, b: 40 })).toMatchObject({
+      kind: 'response',
+      data: { sum: 42 },
+    });
+    const failed = await call(node, 'mcp.fix.fail', {});
+    expect(failed.kind).toBe('error');
+    expect(failed.data).toMatchObject({ code: 'UNAVAILABLE', retryable: false });
+    expect((failed.data as unknown as ErrorData).message).toMatch(/tool fail failed: the disk is on fire/);
+    // bad input is refused at the door against the tool's own schema
+    expect((await call(node, 'mcp.fix.add', { a: 'two' })).data).toMatchObject({ code: 'INVALID_PARAMS' });
+    // the server's progress is the job's progress
+    const { job } = await node.runtime.submit(request('mcp.fix.slow', { steps: 3 }), { face: 'internal' });
+    await node.runtime.jobs.wait(job.id);
+    expect((await node.runtime.jobs.get(job.id)).outputs).toBe('done after 3');
+    const progress = (await node.runtime.jobs.events(job.id)).filter((e) => e.type === 'job.progress');
+    expect(progress.map((e) => (e.data as { progress?: { progress?: number } }).progress?.progress)).toEqual([
+      1, 2, 3,
+    ]);
+  });
+
+  it('follows the tool list: a removed tool disappears', async () => {
+    const node = await bridgeNode(
+      { dataDir: await dataDir(), faces: [mcpBridgeFace({ servers: [stdio()] })] },
+      ['fix'],
+    );
+    expect(await call(node, 'mcp.fix.extra', {})).toMatchObject({ kind: 'response', data: 'still here' });
+    expect(await call(node, 'mcp.fix.drop', {})).toMatchObject({ kind: 'response', data: 'dropped' });
+    await until(
+      () => !node.runtime.agents.registry.get('fix').capabilities.some((c) => c.verb === 'mcp.fix.extra'),
+      { what: 'mcp.fix.extra gone from the card' },
+    );
+    expect((await call(node, 'mcp.fix.extra', {})).data).toMatchObject({ code: 'UNKNOWN_VERB' });
+    expect(await call(node, 'mcp.fix.echo', { text: 'still serving' })).toMatchObject({
+      data: 'still serving',
+    });
+  });
+
+  it('restarts a stdio server that was killed, under the agent supervisor', async () => {
+    const node = await bridgeNode(
+      { dataDir: await dataDir(), faces: [mcpBridgeFace({ servers: [stdio()] })] },
+      ['fix'],
+    );
+    const first = Number((await call(node, 'mcp.fix.pid', {})).data);
+    expect(first).toBeGreaterThan(0);
+    process.kill(first, 'SIGKILL');
+    const restarted = await eventually('the agent restarted', async () =>
+      (await node.log.read({ type: ['agent.restarted'], afterSeq: 0, limit: 10 })).find(
+        (e) => (e.data as { id?: string }).id === 'fix',
+      ),
+    );
+    expect(restarted.data).toMatchObject({ id: 'fix', restarts: 1 });
+    const second = await eventually('the restarted server answering', async () => {
+      const answer = await call(node, 'mcp.fix.pid', {});
+      return answer.kind === 'response' ? Number(answer.data) : undefined;
+    });
+    expect(second).not.toBe(first);
+  });
+
+  it('bridges a Streamable HTTP server: structured output, cancellation reaches the server, mcp:// targets', async () => {
+    const http = await httpServer();
+    servers.push(http.server);
+    const node = await bridgeNode(
+      {
+        dataDir: await dataDir(),
+        faces: [
+          mcpBridgeFace({
+            servers: [{ name: 'web', url: http.url, headers: { Authorization: 'Bearer t0k' } }],
+          }),
+        ],
+      },
+      ['web'],
+    );
+    expect(await call(node, 'mcp.web.shout', { text: 'hey' })).toMatchObject({ data: { text: 'HEY' } });
+    expect([...authorizations]).toEqual(['Bearer t0k']); // the entry's headers go with every request
+    // mcp://<server>/<tool>
+    expect(await call(node, 'mcp.web.shout', { text: 'x' }, 'mcp://web/shout')).toMatchObject({
+      kind: 'response',
+      data: { text: 'X' },
+    });
+    expect(await call(node, 'mcp.web.shout', { text: 'y' }, 'mcp://web')).toMatchObject({
+      data: { text: 'Y' },
+    });
+    expect((await call(node, 'mcp.web.wait', { id: 'a' }, 'mcp://web/shout')).data).toMatchObject({
+      code: 'INVALID_PARAMS',
+      message: expect.stringMatching(/is the verb mcp\.web\.shout/) as unknown,
+    });
+    expect((await call(node, 'mcp.web.shout', {}, 'mcp://web/nope')).data).toMatchObject({
+      code: 'NOT_FOUND',
+      message: expect.stringMatching(/has no tool "nope"; its tools: shout, wait/) as unknown,
+    });
+    expect((await call(node, 'mcp.web.shout', {}, 'mcp://elsewhere/shout')).data).toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringMatching(/does not bridge/) as unknown,
+    });
+    // cancelling the job sends notifications/cancelled
+    const { job } = await node.runtime.submit(request('mcp.web.wait', { id: 'w1' }), { face: 'internal' });
+    await until(() => waiting.has('w1'), { what: 'the remote tool running' });
+    await node.runtime.jobs.cancel(job.id);
+    await until(() => cancelled.includes('w1'), { what: 'the remote request cancelled' });
+    expect((await node.runtime.jobs.get(job.id)).state).toBe('CANCELED');
+  });
+
+  it("re-exposes the bridged server's resources and prompts through this node's /mcp", async () => {
+    const node = await bridgeNode(
+      {
+        dataDir: await dataDir(),
+        faces: [...defaultFaces({ dev: true }), mcpBridgeFace({ servers: [stdio()] })],
+      },
+      ['fix'],
+    );
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    clients.push(client);
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${node.url}/mcp`)));
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri)).toContain('fixture://greeting');
+    const read = await client.readResource({ uri: 'fixture://greeting' });
+    expect(read.contents[0]).toMatchObject({ text: 'hello from stdio' });
+    const { prompts } = await client.listPrompts();
+    expect(prompts.find((p) => p.name === 'greet')?.arguments).toEqual([
+      expect.objectContaining({ name: 'name', required: true }),
+    ]);
+    const prompt = await client.getPrompt({ name: 'greet', arguments: { name: 'Ada' } });
+    expect(JSON.stringify(prompt.messages)).toContain('Say hello to Ada.');
+    const { tools } = await client.listTools();
+    const echo = tools.find((t) => t.name.endsWith('mcp.fix.echo'));
+    expect(echo).toBeDefined();
+    const result = await client.callTool({ name: echo?.name ?? '', arguments: { text: 'round trip' } });
+    expect(JSON.stringify(result.content)).toContain('round trip');
+  });
+
+  it('bridge.registerMCPServer: privileged only, bad entries refused, persisted across a restart', async () => {
+    const admin = generateApiKey();
+    const user = generateApiKey();
+    const dir = await dataDir();
+    const init: NodeInit = {
+      dataDir: dir,
+      store: 'sqlite',
+      dev: false,
+      apiKeys: [
+        { hash: admin.hash, subject: 'ops', scopes: ['bridge:admin'] },
+        { hash: user.hash, subject: 'someone' },
+      ],
+      mcp: { register: true },
+    };
+    const first = await bridgeNode(init, ['mcp-bridge']);
+    const url = first.url.replace(/^http/, 'ws');
+    const asUser = await wsJsonRpcClient({ url: `${url}/rpc`, token: user.key });
+    await expect(asUser.call('bridge.registerMCPServer', stdio('late'))).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+    });
+    await asUser.close();
+    const asAdmin = await wsJsonRpcClient({ url: `${url}/rpc`, token: admin.key });
+    await expect(
+      asAdmin.call('bridge.registerMCPServer', { name: 'late', command: 'x', url: 'http://a' }),
+    ).rejects.toMatchObject({
+      code: 'INVALID_PARAMS',
+    });
+    await expect(
+      asAdmin.call('bridge.registerMCPServer', { name: 'gone', command: join(dir, 'no-such-program') }),
+    ).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringMatching(/could not be reached/) as unknown,
+    });
+    const answer = await asAdmin.call('bridge.registerMCPServer', stdio('late'));
+    expect(answer).toMatchObject({
+      name: 'late',
+      verbs: expect.arrayContaining(['mcp.late.echo']) as unknown,
+    });
+    expect(await asAdmin.call('mcp.late.echo', { text: 'over the wire' })).toBe('over the wire');
+    await asAdmin.close();
+    expect(first.runtime.agents.registry.find('gone')).toBeUndefined();
+    await first.stop({ drainMs: 0 });
+    nodes.splice(nodes.indexOf(first), 1);
+
+    const second = await bridgeNode({ ...init, port: 0 }, ['mcp-bridge', 'late']);
+    expect(await call(second, 'mcp.late.echo', { text: 'after restart' })).toMatchObject({
+      data: 'after restart',
+    });
+    expect(second.runtime.agents.registry.find('gone')).toBeUndefined();
+  });
+
+  it('refuses bad mcp configuration with a message naming the field', () => {
+    expect(() => parseNodeConfig({ mcp: { servers: [{ name: 'a' }] } })).toThrow(
+      /mcp\.servers\[0\].*exactly one of command .* and url/,
+    );
+    expect(() =>
+      parseNodeConfig({ mcp: { servers: [{ name: 'a', url: 'http://h/mcp', args: ['x'] }] } }),
+    ).toThrow(/mcp\.servers\[0\]\.args.*goes with command, not url/);
+    expect(() => parseNodeConfig({ mcp: { servers: [{ name: 'Bad Name', command: 'x' }] } })).toThrow(
+      /mcp\.servers\[0\]\.name.*lower case/,
+    );
+    expect(() => parseNodeConfig({ mcp: { servers: [stdio('a'), stdio('a')] } })).toThrow(
+      /names a server twice: a/,
+    );
+    expect(() => parseNodeConfig({ mcp: { servers: [{ name: 'a', url: 'ftp://h' }] } })).toThrow(/http/);
+    expect(parseNodeConfig({ mcp: { servers: [stdio('a')], register: true } }).mcp).toMatchObject({
+      register: true,
+    });
+    expect(() => parseMcpServerEntry({ name: 'a', command: 'x', headers: {} })).toThrow(
+      /headers go with url/,
+    );
+    expect(() => parseMcpServerEntry({ name: 'a', url: 'http://h', shell: true })).toThrow(
+      /shell is not a field/,
+    );
+  });
+
+  it('gives each HTTP request its own abort signal: the shared one gets one listener, however many calls', async () => {
+    const http = await httpServer();
+    servers.push(http.server);
+    const shared = new AbortController();
+    const wrapped = perRequestSignalFetch();
+    for (let i = 0; i < 50; i++) {
+      const res = await wrapped(http.url, { method: 'GET', signal: shared.signal });
+      await res.arrayBuffer();
+    }
+    expect(getEventListeners(shared.signal, 'abort')).toHaveLength(1);
+    // and the shared signal still aborts a request in flight
+    const held = createServer(() => undefined);
+    servers.push(held);
+    await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
+    const address = held.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    const pending = wrapped(`http://127.0.0.1:${address.port}/`, { signal: shared.signal });
+    shared.abort(new Error('closed'));
+    await expect(pending).rejects.toThrow();
+  });
+});
