@@ -23,6 +23,7 @@ import {
   type LoggingLevel,
 } from '@modelcontextprotocol/sdk/types.js';
 import { PlexusError } from '../../core/errors.js';
+import type { JsonValue } from '../../core/json.js';
 import type { Principal, Runtime } from '../../runtime/index.js';
 import { toolCatalog } from './tool-catalog.js';
 import { callTool, toolFailure } from './tool-call.js';
@@ -191,6 +192,14 @@ export function sessionServer(init: SessionServerInit): SessionServer {
       signal: extra.signal,
       ...(token === undefined ? {} : { progressToken: token }),
       notify: (notification) => extra.sendNotification(notification),
+      // MCP-41: once the session asked for logging, its calls' progress reports are logged to it
+      ...(level === undefined
+        ? {}
+        : {
+            onProgress: (progress: JsonValue) => {
+              log('info', { event: 'progress', tool: entry.tool.name, agent: entry.agentId, progress });
+            },
+          }),
     });
     init.toolCalled?.(entry.tool.name, statusOf(result), (performance.now() - started) / 1000);
     const failed = result.isError === true;
