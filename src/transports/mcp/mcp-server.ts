@@ -21,6 +21,7 @@ import {
   UnsubscribeRequestSchema,
   type CallToolResult,
   type LoggingLevel,
+  type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
 import { PlexusError } from '../../core/errors.js';
 import type { JsonValue } from '../../core/json.js';
@@ -132,9 +133,18 @@ export function sessionServer(init: SessionServerInit): SessionServer {
   };
   // MCP-13: nothing is logged to a session until it asks with logging/setLevel
   let level: LoggingLevel | undefined;
-  const log = (at: LoggingLevel, data: Record<string, unknown>): void => {
+  // `send`: the request's own sender, so a call's logs go on its SSE answer when it streams
+  const log = (
+    at: LoggingLevel,
+    data: Record<string, unknown>,
+    send?: (notification: ServerNotification) => Promise<void>,
+  ): void => {
     if (level === undefined || LEVELS.indexOf(at) < LEVELS.indexOf(level)) return;
-    server.sendLoggingMessage({ level: at, logger: 'plexus.mcp', data }).catch(() => undefined);
+    const params = { level: at, logger: 'plexus.mcp', data };
+    (send === undefined
+      ? server.sendLoggingMessage(params)
+      : send({ method: 'notifications/message', params })
+    ).catch(() => undefined);
   };
   server.setRequestHandler(SetLevelRequestSchema, (request) => {
     level = request.params.level;
@@ -197,7 +207,11 @@ export function sessionServer(init: SessionServerInit): SessionServer {
         ? {}
         : {
             onProgress: (progress: JsonValue) => {
-              log('info', { event: 'progress', tool: entry.tool.name, agent: entry.agentId, progress });
+              log(
+                'info',
+                { event: 'progress', tool: entry.tool.name, agent: entry.agentId, progress },
+                (notification) => extra.sendNotification(notification),
+              );
             },
           }),
     });
