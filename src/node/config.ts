@@ -9,7 +9,7 @@
  * host: 127.0.0.1
  * data: ./.plexus           # relative paths are relative to this file
  * dev: false
- * demo: false              # true, or some of [echo, text, math, demo]
+ * demo: false              # true, or some of [echo, text, math, demo, conformance]
  * primitives: true          # the Hyperspace primitives: true, false, or some of [state, guard, …]
  * store: sqlite             # or memory
  * drainMs: 10000

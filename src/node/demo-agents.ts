@@ -6,7 +6,9 @@
  * - `text.summarize` (agent `text`): a deterministic extractive summary;
  * - `math.evaluate` (agent `math`): a safe arithmetic evaluator;
  * - `demo.slow` (agent `demo`): a job that runs for a few seconds reporting progress, for
- *   async mode, SSE and cancellation.
+ *   async mode, SSE and cancellation;
+ * - agent `conformance`: the fixtures of the official MCP conformance suite
+ *   (`demo/conformance-agent.ts`; not in {@link DEMO_VERBS}, they are MCP test fixtures).
  *
  * Each agent's id is its verb's namespace, so an ESRP request (whose `target.service` is the
  * namespace) reaches it directly; and each reads ESRP request data (`params` and named
@@ -20,6 +22,7 @@ import { abortError, defineAgent, type AgentDefinition, type VerbHandler } from 
 import { evaluateExpression, MAX_EXPRESSION_LENGTH } from './demo/math-expression.js';
 import { checkedInput, withEsrpInput } from './demo/esrp-input.js';
 import { MAX_SUMMARY_SENTENCES, summarize } from './demo/summarize.js';
+import { conformanceAgent } from './demo/conformance-agent.js';
 
 /** The longest text `text.summarize` takes, in characters. */
 export const MAX_SUMMARY_TEXT = 1_000_000;
@@ -245,10 +248,10 @@ export function slowAgent(): AgentDefinition {
 }
 
 /** The ids of the demo agents. */
-export const DEMO_AGENT_IDS = ['echo', 'text', 'math', 'demo'] as const;
+export const DEMO_AGENT_IDS = ['echo', 'text', 'math', 'demo', 'conformance'] as const;
 
 /** Every demo agent, in a fixed order; or those whose id is in `only`. */
 export function demoAgents(only?: readonly string[]): AgentDefinition[] {
-  const all = [echoAgent(), summarizerAgent(), calculatorAgent(), slowAgent()];
+  const all = [echoAgent(), summarizerAgent(), calculatorAgent(), slowAgent(), conformanceAgent()];
   return only === undefined ? all : all.filter((a) => only.includes(a.card.id));
 }

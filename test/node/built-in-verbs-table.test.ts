@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { EFFECT_NAMES } from '../../src/core/records/effects.js';
 import type { VerbSpec } from '../../src/core/records/verb-spec.js';
 import { demoAgents } from '../../src/node/demo-agents.js';
+import { conformanceAgent } from '../../src/node/demo/conformance-agent.js';
 import { HYPERSPACE_PRIMITIVES, hyperspaceHost } from '../../src/node/primitive-host.js';
 import { primitiveScope } from '../../src/primitives/primitive.js';
 import type { AgentDefinition } from '../../src/runtime/index.js';
@@ -20,6 +21,7 @@ const END = '<!-- built-in-verbs:end -->';
 const host = hyperspaceHost({ log: memoryEventLog(), nodeId: 'table' }, true);
 
 const demo = demoAgents();
+const CONFORMANCE_VERBS = conformanceAgent().verbs.map((v) => v.name);
 const rows: { agent: AgentDefinition; spec: VerbSpec; kind: 'demo' | 'primitive' }[] = [
   ...demo.flatMap((agent) => agent.verbs.map((spec) => ({ agent, spec, kind: 'demo' as const }))),
   ...host.agents.flatMap((agent) => agent.verbs.map((spec) => ({ agent, spec, kind: 'primitive' as const }))),
@@ -56,6 +58,7 @@ describe('the built-in verbs and what a token must grant for them', () => {
       'text.summarize',
       'math.evaluate',
       'demo.slow',
+      ...CONFORMANCE_VERBS,
     ]);
   });
 

@@ -4,7 +4,7 @@
  * definition (`runtime.agents.offerings()`); faces (MCP) serve them. Loaders and renderers run
  * with the caller's principal, so an agent can answer per tenant.
  */
-import type { JsonValue } from '../../core/json.js';
+import type { JsonObject, JsonValue } from '../../core/json.js';
 import type { Principal } from '../context.js';
 
 /** Who reads a resource or gets a prompt. */
@@ -56,11 +56,24 @@ export interface AgentPrompt {
   readonly description?: string;
   readonly arguments: readonly AgentPromptArgument[];
   /**
-   * The prompt's text for `args` (every required argument present).
+   * The prompt for `args` (every required argument present): its text (one user message), or
+   * its messages.
    * @throws PlexusError `INVALID_PARAMS` naming a missing required argument.
    */
-  render(args: Readonly<Record<string, string>>, caller: OfferingCaller): string | Promise<string>;
+  render(args: Readonly<Record<string, string>>, caller: OfferingCaller): PromptBody | Promise<PromptBody>;
 }
+
+/**
+ * One message of a rendered prompt, as MCP's `PromptMessage`: a role and one content block
+ * (`{type: 'text', text}`, `{type: 'image', data, mimeType}`, `{type: 'resource', resource}`, …).
+ */
+export interface PromptMessage {
+  readonly role: 'user' | 'assistant';
+  readonly content: JsonObject;
+}
+
+/** What a prompt renders to: its text (one user message) or its messages. */
+export type PromptBody = string | readonly PromptMessage[];
 
 /** An agent's resources and prompts. */
 export interface AgentOfferings {

@@ -3,7 +3,8 @@
  * server, the registry's verbs as tools. Its context reads bodies as text (validated by the
  * routes), answers failures as JSON-RPC errors (never a fastify body), refuses a foreign
  * Origin (403) and then authenticates every request like the other HTTP faces (bearer JWT,
- * API key or UCAN; 401). When the registry changes, open sessions are sent
+ * API key or UCAN; 401); an anonymous request reaching a loopback address must name a
+ * loopback Host (403 otherwise: DNS rebinding, MCP-43). When the registry changes, open sessions are sent
  * `notifications/tools/list_changed`.
  */
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
@@ -15,7 +16,7 @@ import { runtimePrincipal, silentLogger } from '../face-components.js';
 import { refusalOf } from '../http/framework-errors.js';
 import { positiveWhole } from '../positive-whole.js';
 import { authenticateHeaders } from '../ucan-credential.js';
-import { originAllowed, sendRefusal } from './mcp-http.js';
+import { hostAllowed, originAllowed, sendRefusal } from './mcp-http.js';
 import {
   MCP_DEFAULT_KEEPALIVE_MS,
   MCP_DEFAULT_PAGE_SIZE,
@@ -155,15 +156,14 @@ async function registerMcpContext(
           403,
         );
       }
+      let caller: Caller;
       try {
         const credential = await authenticateHeaders(components, request.headers);
         const principal = runtimePrincipal(credential.principal);
-        callers.set(
-          request,
+        caller =
           credential.capability === undefined
             ? { principal }
-            : { principal, capability: credential.capability },
-        );
+            : { principal, capability: credential.capability };
       } catch (error) {
         const refusal =
           error instanceof PlexusError
@@ -172,6 +172,17 @@ async function registerMcpContext(
         reply.header('www-authenticate', `Bearer resource_metadata="${MCP_PATH}"`);
         return sendRefusal(reply, refusal, 401);
       }
+      if (!hostAllowed(request, caller.principal)) {
+        return sendRefusal(
+          reply,
+          new PlexusError(
+            'FORBIDDEN',
+            'an unauthenticated request on a loopback address must name a loopback Host (localhost, 127.0.0.1, [::1])',
+          ),
+          403,
+        );
+      }
+      callers.set(request, caller);
     });
     registerMcpRoutes(face, {
       sessions,

@@ -36,6 +36,22 @@ export function originAllowed(request: FastifyRequest): boolean {
   return LOOPBACK.has(host) || host === hostnameOf(request.headers.host);
 }
 
+const LOOPBACK_ADDRESS = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/;
+
+/**
+ * MCP-43 (DNS rebinding): false when an anonymous request (a node with auth off) arrives on a
+ * loopback address naming a Host that is not a loopback name — a browser sent there by a
+ * rebound DNS name. Authenticated requests and non-loopback listeners are not affected, so a
+ * reverse proxy in front of an authenticating node keeps working.
+ */
+export function hostAllowed(request: FastifyRequest, principal: { readonly kind: string }): boolean {
+  if (principal.kind !== 'anonymous') return true;
+  const local = request.socket.localAddress ?? '';
+  if (!LOOPBACK_ADDRESS.test(local)) return true;
+  const host = hostnameOf(request.headers.host);
+  return host !== undefined && (LOOPBACK.has(host) || LOOPBACK_ADDRESS.test(host));
+}
+
 /** The request's `MCP-Protocol-Version` when it is one the face speaks, `undefined` when absent, `false` when not. */
 export function protocolVersionOf(request: FastifyRequest): string | undefined | false {
   const header = request.headers[MCP_VERSION_HEADER];

@@ -8,11 +8,18 @@
 import {
   ErrorCode,
   McpError,
+  PromptMessageSchema,
+  type PromptMessage,
   type CompleteResult,
   type GetPromptResult,
   type Prompt,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { AgentPrompt, ArgumentCompleter, OfferingCaller } from '../../runtime/agents/agent-offerings.js';
+import type {
+  AgentPrompt,
+  ArgumentCompleter,
+  OfferingCaller,
+  PromptBody,
+} from '../../runtime/agents/agent-offerings.js';
 import { compareIds } from '../../runtime/agents/registry.js';
 import type { Runtime } from '../../runtime/index.js';
 import { agentTemplateOf, protocolError } from './mcp-resources.js';
@@ -77,17 +84,25 @@ export async function getPrompt(
       );
     }
   }
-  let text: string;
+  let body: PromptBody;
   try {
-    text = await prompt.render(args, caller);
+    body = await prompt.render(args, caller);
   } catch (error) {
     throw protocolError(error);
   }
-  if (typeof text !== 'string') throw protocolError(new Error(`prompt ${name} did not render to text`));
   return {
     ...(prompt.description === undefined ? {} : { description: prompt.description }),
-    messages: [{ role: 'user', content: { type: 'text', text } }],
+    messages: promptMessages(name, body),
   };
+}
+
+/** The MCP messages of a rendered prompt: text is one user message; messages are checked. */
+function promptMessages(name: string, body: PromptBody): PromptMessage[] {
+  if (typeof body === 'string') return [{ role: 'user', content: { type: 'text', text: body } }];
+  const parsed = Array.isArray(body) ? PromptMessageSchema.array().safeParse(body) : undefined;
+  if (parsed?.success !== true)
+    throw protocolError(new Error(`prompt ${name} did not render to text or MCP prompt messages`));
+  return parsed.data;
 }
 
 /** What `completion/complete` names. */

@@ -21,8 +21,10 @@ import {
   UnsubscribeRequestSchema,
   type CallToolResult,
   type LoggingLevel,
+  type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
 import { PlexusError } from '../../core/errors.js';
+import type { JsonValue } from '../../core/json.js';
 import type { Principal, Runtime } from '../../runtime/index.js';
 import { toolCatalog, type CatalogEntry } from './tool-catalog.js';
 import { callTool, toolFailure } from './tool-call.js';
@@ -160,9 +162,18 @@ export function sessionServer(init: SessionServerInit): SessionServer {
   };
   // MCP-13: nothing is logged to a session until it asks with logging/setLevel
   let level: LoggingLevel | undefined;
-  const log = (at: LoggingLevel, data: Record<string, unknown>): void => {
+  // `send`: the request's own sender, so a call's logs go on its SSE answer when it streams
+  const log = (
+    at: LoggingLevel,
+    data: Record<string, unknown>,
+    send?: (notification: ServerNotification) => Promise<void>,
+  ): void => {
     if (level === undefined || LEVELS.indexOf(at) < LEVELS.indexOf(level)) return;
-    server.sendLoggingMessage({ level: at, logger: 'plexus.mcp', data }).catch(() => undefined);
+    const params = { level: at, logger: 'plexus.mcp', data };
+    (send === undefined
+      ? server.sendLoggingMessage(params)
+      : send({ method: 'notifications/message', params })
+    ).catch(() => undefined);
   };
   server.setRequestHandler(SetLevelRequestSchema, (request) => {
     level = request.params.level;
@@ -223,6 +234,18 @@ export function sessionServer(init: SessionServerInit): SessionServer {
       signal: extra.signal,
       ...(token === undefined ? {} : { progressToken: token }),
       notify: (notification) => extra.sendNotification(notification),
+      // MCP-41: once the session asked for logging, its calls' progress reports are logged to it
+      ...(level === undefined
+        ? {}
+        : {
+            onProgress: (progress: JsonValue) => {
+              log(
+                'info',
+                { event: 'progress', tool: entry.tool.name, agent: entry.agentId, progress },
+                (notification) => extra.sendNotification(notification),
+              );
+            },
+          }),
     });
     const seconds = Math.max(0, performance.now() - started) / 1000;
     await init.toolCalled?.({

@@ -5,12 +5,19 @@
  * `notifications/progress`; without one it is invoked. A failure is a result with
  * `isError: true` whose text names the Plexus code, the message and the source agent, with the
  * code in `_meta` — never a JSON-RPC error. Cancelling the request (`notifications/cancelled`)
- * cancels the job.
+ * cancels the job. A verb whose output is an MCP tool result (`mcp:tool` `{content: true}`,
+ * MCP-40) has it sent as it is, once the SDK's schema admits it. Progress data with a numeric
+ * `progress` (and `total`, `message`) is sent with those numbers (MCP-41); a caller that
+ * follows progress (`onProgress`, a session with a logging level) also has the call submitted.
  */
 import { randomUUID } from 'node:crypto';
-import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  type CallToolResult,
+  type ServerNotification,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Envelope } from '../../core/envelope.js';
-import { toPlexusError, type PlexusError } from '../../core/errors.js';
+import { PlexusError, toPlexusError } from '../../core/errors.js';
 import { errorOfAnswer } from '../answer-error.js';
 import { isJsonObject, type JsonValue } from '../../core/json.js';
 import type { InvocationContext, Principal, Runtime } from '../../runtime/index.js';
@@ -29,6 +36,8 @@ export interface ToolCaller {
   readonly progressToken?: string | number;
   /** Sends a notification related to the call. */
   notify(notification: ServerNotification): Promise<void>;
+  /** Told of each progress report of the call's job (the call is then submitted as a job). */
+  readonly onProgress?: (data: JsonValue) => void;
 }
 
 /** The failure result of a call that failed with `error` in agent `agentId`. */
@@ -42,6 +51,17 @@ export function toolFailure(error: PlexusError, agentId: string): CallToolResult
 
 /** The success result of `data` for `entry`. */
 export function toolSuccess(entry: CatalogEntry, data: JsonValue): CallToolResult {
+  if (entry.content) {
+    const parsed = CallToolResultSchema.safeParse(data);
+    if (parsed.success) return parsed.data;
+    return toolFailure(
+      new PlexusError(
+        'INTERNAL',
+        `verb ${entry.verb} declares an MCP tool result (mcp:tool content) but answered something else`,
+      ),
+      entry.agentId,
+    );
+  }
   return {
     content: [{ type: 'text', text: JSON.stringify(data) }],
     ...(entry.structured && isJsonObject(data) ? { structuredContent: data } : {}),
@@ -54,12 +74,31 @@ function verbInput(entry: CatalogEntry, args: Record<string, unknown> | undefine
   return (args?.['input'] ?? null) as JsonValue;
 }
 
+/**
+ * MCP-41: the numbers of one progress notification: the report's own `progress` (and `total`,
+ * `message`) when it has a numeric `progress`, else the report's count and its JSON as message.
+ */
+export function progressParams(
+  data: JsonValue | undefined,
+  count: number,
+): { progress: number; total?: number; message?: string } {
+  if (isJsonObject(data) && typeof data['progress'] === 'number' && Number.isFinite(data['progress'])) {
+    const { total, message } = data;
+    return {
+      progress: data['progress'],
+      ...(typeof total === 'number' && Number.isFinite(total) ? { total } : {}),
+      ...(typeof message === 'string' ? { message } : {}),
+    };
+  }
+  return { progress: count, ...(data === undefined ? {} : { message: JSON.stringify(data) }) };
+}
+
 async function submitted(
   runtime: Runtime,
   request: Envelope,
   context: InvocationContext,
   caller: ToolCaller,
-  token: string | number,
+  token: string | number | undefined,
 ): Promise<Envelope> {
   const { signal } = caller;
   const { job, duplicate } = await runtime.submit(request, context, { signal });
@@ -69,19 +108,17 @@ async function submitted(
   };
   signal.addEventListener('abort', cancel, { once: true });
   try {
-    let progress = 0;
+    let count = 0;
     for await (const event of runtime.jobs.watch(job.id, { signal })) {
       if (event.type === 'job.progress') {
         const data = isJsonObject(event.data) ? event.data['progress'] : undefined;
-        const message = data === undefined ? undefined : JSON.stringify(data);
-        await caller.notify({
-          method: 'notifications/progress',
-          params: {
-            progressToken: token,
-            progress: ++progress,
-            ...(message === undefined ? {} : { message }),
-          },
-        });
+        caller.onProgress?.(data ?? null);
+        count++;
+        if (token !== undefined)
+          await caller.notify({
+            method: 'notifications/progress',
+            params: { progressToken: token, ...progressParams(data, count) },
+          });
       }
       if (event.terminal) break;
     }
@@ -120,7 +157,7 @@ export async function callTool(
   };
   try {
     const answer =
-      caller.progressToken === undefined
+      caller.progressToken === undefined && caller.onProgress === undefined
         ? (await runtime.invoke(request, context, { signal: caller.signal })).envelope
         : await submitted(runtime, request, context, caller, caller.progressToken);
     if (answer.kind === 'error') return toolFailure(errorOfAnswer(answer), answer.from || entry.agentId);

@@ -3,7 +3,8 @@
  * tool per (agent, verb) the registry holds, in a stable order (agent id, then verb), with its
  * name (`tool-names.ts`), its input schema (an object schema, the verb's input wrapped in
  * `{input}` when it is not one), its output schema when the verb's output is an object, and
- * annotations from the verb spec.
+ * annotations from the verb spec. A verb's projection hint `mcp:tool` (MCP-40) may name its
+ * tool (`name`) and declare that its output is an MCP tool result (`content: true`).
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchema } from '../../core/schema-validator.js';
@@ -23,48 +24,44 @@ export interface CatalogEntry {
   readonly wrapped: boolean;
   /** True when the verb's output is an object schema: results carry `structuredContent`. */
   readonly structured: boolean;
+  /** True when the verb's output is itself an MCP tool result (`mcp:tool` `{content: true}`). */
+  readonly content: boolean;
 }
 
-/** Keywords whose value is one subschema, a list of them, or a map of them (JSON Schema 2020-12). */
-const ONE = [
-  'items',
-  'additionalProperties',
-  'not',
-  'if',
-  'then',
-  'else',
-  'contains',
-  'propertyNames',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-  'additionalItems',
-];
-const LIST = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
-const MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
+/** The projection hint key of a verb's MCP tool (MCP-40). */
+export const MCP_TOOL_HINT = 'mcp:tool';
 
-function subschema(value: unknown): unknown {
-  if (value === true) return {};
-  if (value === false) return { not: {} };
-  return withoutBooleanSchemas(value);
+/** What a verb's `mcp:tool` hint declares. */
+export interface ToolHint {
+  readonly name?: string;
+  readonly content: boolean;
+}
+
+/** The `mcp:tool` hint of `spec` (fields of the wrong type are ignored). */
+export function toolHintOf(
+  spec: { readonly projection?: Readonly<Record<string, unknown>> } | undefined,
+): ToolHint {
+  const hint = spec?.projection?.[MCP_TOOL_HINT];
+  if (typeof hint !== 'object' || hint === null || Array.isArray(hint)) return { content: false };
+  const { name, content } = hint as { name?: unknown; content?: unknown };
+  return { ...(typeof name === 'string' ? { name } : {}), content: content === true };
 }
 
 /**
- * `schema` with every boolean subschema written as an object (`true` → `{}`, `false` →
- * `{"not": {}}`): the same meaning, in the form MCP clients accept (the SDK's `Tool` schema
- * requires objects under `properties`, and it rejects a whole `tools/list` page otherwise).
+ * `schema` with each boolean value of its root `properties` written as an object (`true` →
+ * `{}`, `false` → `{"not": {}}`): the same meaning, in the form MCP clients accept (the SDK's
+ * `Tool` schema requires an object for each root property and rejects a whole `tools/list`
+ * page otherwise). Everything else is kept as written — `additionalProperties: false`, `$defs`,
+ * `$schema` (JSON Schema 2020-12 keywords are preserved, SEP-1613; MCP-44).
  */
 export function withoutBooleanSchemas(schema: unknown): unknown {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return schema;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema as Record<string, unknown>)) {
-    if (ONE.includes(key)) out[key] = subschema(value);
-    else if (LIST.includes(key) && Array.isArray(value)) out[key] = (value as unknown[]).map(subschema);
-    else if (MAP.includes(key) && typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      const entries = Object.entries(value as Record<string, unknown>);
-      out[key] = Object.fromEntries(entries.map(([k, v]) => [k, subschema(v)]));
-    } else out[key] = value;
-  }
-  return out;
+  const { properties } = schema as { properties?: unknown };
+  if (typeof properties !== 'object' || properties === null || Array.isArray(properties)) return schema;
+  const entries = Object.entries(properties as Record<string, unknown>);
+  if (!entries.some(([, v]) => typeof v === 'boolean')) return schema;
+  const objects = entries.map(([k, v]) => [k, v === true ? {} : v === false ? { not: {} } : v]);
+  return { ...schema, properties: Object.fromEntries(objects) as Record<string, unknown> };
 }
 
 function isObjectSchema(schema: JsonSchema | undefined): boolean {
@@ -89,11 +86,19 @@ export function toolInputSchema(schema: JsonSchema | undefined): {
 
 /** The tools of `registry`, in a stable order. */
 export function toolCatalog(registry: Registry): CatalogEntry[] {
-  const sources: (ToolSource & { description?: string | undefined })[] = [];
+  const sources: ToolSource[] = [];
   const cards = [...registry.list()].sort((a, b) => compareIds(a.id, b.id));
   for (const card of cards) {
     const verbs = [...new Set(card.capabilities.map((c) => c.verb))].sort(compareIds);
-    for (const verb of verbs) sources.push({ agentId: card.id, agentName: card.name, verb });
+    for (const verb of verbs) {
+      const declared = toolHintOf(registry.verbSpec(card.id, verb)).name;
+      sources.push({
+        agentId: card.id,
+        agentName: card.name,
+        verb,
+        ...(declared === undefined ? {} : { declared }),
+      });
+    }
   }
   const names = toolNames(sources);
   return sources.map((source, i) => {
@@ -102,7 +107,8 @@ export function toolCatalog(registry: Registry): CatalogEntry[] {
     const spec = registry.verbSpec(source.agentId, source.verb);
     const input = toolInputSchema(spec?.input ?? capability?.input);
     const output = spec?.output ?? capability?.output;
-    const structured = isObjectSchema(output);
+    const { content } = toolHintOf(spec);
+    const structured = !content && isObjectSchema(output);
     const description = spec?.description ?? capability?.description ?? card.description;
     const readOnly = spec?.category === 'query';
     const tool: Tool = {
@@ -121,6 +127,13 @@ export function toolCatalog(registry: Registry): CatalogEntry[] {
         ...(spec === undefined ? {} : { 'plexus/effects': spec.effects, 'plexus/category': spec.category }),
       },
     };
-    return { tool, agentId: source.agentId, verb: source.verb, wrapped: input.wrapped, structured };
+    return {
+      tool,
+      agentId: source.agentId,
+      verb: source.verb,
+      wrapped: input.wrapped,
+      structured,
+      content,
+    };
   });
 }
