@@ -50,7 +50,14 @@ export function defaultFaces(init: NodeInit = {}): readonly FaceFactory[] {
     ...(init.a2a?.agents === undefined || init.a2a.agents.length === 0
       ? []
       : [a2aBridgeFace({ agents: init.a2a.agents })]),
-    ...(init.mesh?.enabled === true ? [meshFace(init.mesh)] : []),
+    ...(init.mesh?.enabled === true
+      ? [
+          meshFace(init.mesh, {
+            ...(init.bodyLimitBytes === undefined ? {} : { maxFrameBytes: init.bodyLimitBytes }),
+            ...(trusted.length === 0 ? {} : { trustedPeers: trusted }),
+          }),
+        ]
+      : []),
     metricsFace({ public: init.metrics?.public === true }),
   ];
 }

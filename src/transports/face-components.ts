@@ -4,6 +4,7 @@
  * durable is in the runtime and the log.
  */
 import type { Runtime } from '../runtime/index.js';
+import type { RouteTransportSet } from '../runtime/routing/index.js';
 import type { Authenticator, Principal as AuthPrincipal } from '../security/auth/index.js';
 import type { EnvelopeVerifier } from '../security/index.js';
 import type { ArtifactStore, EventLog } from '../store/index.js';
@@ -55,6 +56,12 @@ export interface FaceComponents {
   readonly logger?: Logger;
   /** The node's meters (`GET /metrics`). Absent = the node keeps none. */
   readonly metrics?: NodeMetrics;
+  /**
+   * The node router's transports: a face that carries requests to other nodes adds its
+   * transport here (the mesh face's `/plexus/rpc/1.0.0`; docs/decisions/mesh.md MESH-7).
+   * Absent = the node routes nothing remote through faces. @default none
+   */
+  readonly routeTransports?: Pick<RouteTransportSet, 'add'>;
 }
 
 /** The runtime's principal for an authenticated caller. */

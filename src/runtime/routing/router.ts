@@ -13,8 +13,10 @@
  * An envelope that names a target (seed 002 §6.1, extension `_x_agentese_target`) is resolved
  * from it instead of `to`: `local://<agent>` (a local agent), `http(s)://peer[/agent]` (a
  * configured peer's agents offering the verb — or, while the peer has announced none, a
- * placeholder card that forwards to it), `p2p://` and `mcp://` (`UNAVAILABLE`: no such
- * transport yet); any other scheme is `INVALID_PARAMS` (see `routing/target.ts`).
+ * placeholder card that forwards to it), `p2p://did:key:…[/agent]` (the mesh peer's agents
+ * offering the verb, or a placeholder that forwards to it; `UNAVAILABLE` on a node whose
+ * transports do not carry p2p), `mcp://` (`UNAVAILABLE`: no such transport yet); any other
+ * scheme is `INVALID_PARAMS` (see `routing/target.ts`).
  */
 import { BROADCAST, type Envelope } from '../../core/envelope.js';
 import { PlexusError } from '../../core/errors.js';
@@ -27,7 +29,15 @@ import {
 } from '../../core/verb-name.js';
 import { compareIds, type Registry } from '../agents/registry.js';
 import type { TargetRoutes } from './remote.js';
-import { REMOTE_PEER_EXTENSION, pendingTransportError, targetOf, type RouteTarget } from './target.js';
+import { identityFromPublicKey } from '../../security/identity.js';
+import { publicKeyFromDidKey } from '../../security/did-key.js';
+import {
+  REMOTE_MESH_PEER_EXTENSION,
+  REMOTE_PEER_EXTENSION,
+  pendingTransportError,
+  targetOf,
+  type RouteTarget,
+} from './target.js';
 
 /** How the request addressed its target. */
 export type TargetKind = 'agent' | 'broadcast' | 'capability';
@@ -63,7 +73,12 @@ function candidatesOf(cards: readonly AgentCard[], verb: string): Candidate[] {
 }
 
 /** A card standing for an agent of a peer that has not announced it (yet): it forwards there. */
-function placeholderCard(peer: string, id: string, verb: string): Candidate {
+function placeholderCard(
+  peer: string,
+  id: string,
+  verb: string,
+  extension = REMOTE_PEER_EXTENSION,
+): Candidate {
   const capability: AgentCapability = { verb, input: {}, output: {} };
   const card: AgentCard = {
     id,
@@ -72,9 +87,34 @@ function placeholderCard(peer: string, id: string, verb: string): Candidate {
     tier: 'L3',
     capabilities: [capability],
     origin: 'remote',
-    extensions: { [REMOTE_PEER_EXTENSION]: peer },
+    extensions: { [extension]: peer },
   };
   return { card, capability };
+}
+
+/** The candidates of a `p2p://` target: the mesh peer's cards offering the verb, or a placeholder. */
+function resolveP2p(
+  registry: Registry,
+  verb: string,
+  target: Extract<RouteTarget, { scheme: 'p2p' }>,
+): Resolution {
+  const peerId = identityFromPublicKey(publicKeyFromDidKey(target.did)).peerId;
+  const kind: TargetKind = target.agent === undefined ? 'capability' : 'agent';
+  const owned = registry
+    .list()
+    .filter(
+      (card) =>
+        card.origin === 'remote' &&
+        card.extensions?.[REMOTE_MESH_PEER_EXTENSION] === peerId &&
+        (target.agent === undefined || card.id === target.agent),
+    );
+  const candidates = candidatesOf(owned, verb);
+  if (candidates.length > 0) return { kind, verb, candidates };
+  if (target.agent !== undefined && owned.length > 0) {
+    throw unknownVerb(verb, `: agent ${target.agent} of mesh peer ${peerId} does not offer it`);
+  }
+  const id = target.agent ?? capabilitySelector(verb);
+  return { kind, verb, candidates: [placeholderCard(peerId, id, verb, REMOTE_MESH_PEER_EXTENSION)] };
 }
 
 function resolveTarget(
@@ -104,6 +144,9 @@ function resolveTarget(
     const capability = findCapability(entry.card, verb);
     if (capability === undefined) throw unknownVerb(verb, `: agent ${target.agent} does not offer it`);
     return { kind: 'agent', verb, candidates: [{ card: entry.card, capability }] };
+  }
+  if (target.scheme === 'p2p' && routes?.carries?.(target) === true) {
+    return resolveP2p(registry, verb, target);
   }
   if (target.scheme === 'p2p' || target.scheme === 'mcp') throw pendingTransportError(target);
   const match = routes?.peerOf(target.url);
@@ -145,7 +188,8 @@ function resolveTarget(
  * @throws PlexusError `NOT_FOUND` for an unknown agent id; `UNKNOWN_VERB` when no candidate
  *   offers the verb; `INVALID_PARAMS` when a capability selector names another verb than
  *   the envelope's, or for a bad target or fallback policy; `FORBIDDEN` for an http(s)
- *   target that is not a configured peer; `UNAVAILABLE` for a `p2p://` or `mcp://` target.
+ *   target that is not a configured peer; `UNAVAILABLE` for an `mcp://` target, or a `p2p://`
+ *   one when no transport carries it.
  */
 export function resolveTargets(registry: Registry, envelope: Envelope, routes?: TargetRoutes): Resolution {
   const { verb, to } = envelope;
