@@ -54,7 +54,14 @@ export function defaultFaces(init: NodeInit = {}): readonly FaceFactory[] {
     ...((init.mcp?.servers?.length ?? 0) > 0 || init.mcp?.register === true
       ? [mcpBridgeFace({ servers: init.mcp?.servers ?? [], register: init.mcp?.register === true })]
       : []),
-    ...(init.mesh?.enabled === true ? [meshFace(init.mesh)] : []),
+    ...(init.mesh?.enabled === true
+      ? [
+          meshFace(init.mesh, {
+            ...(init.bodyLimitBytes === undefined ? {} : { maxFrameBytes: init.bodyLimitBytes }),
+            ...(trusted.length === 0 ? {} : { trustedPeers: trusted }),
+          }),
+        ]
+      : []),
     metricsFace({ public: init.metrics?.public === true }),
   ];
 }

@@ -3,14 +3,17 @@
  * HTTP peer transport for the configured peers, the local transport for `local://` steps, the
  * fallback policies of the node's configuration, and the answer cache over the node's log. The
  * runtime and the peer directory are created after the router; the node hands them over with
- * `attach`.
+ * `attach`. Faces, made later still, add their own transports (the mesh face's libp2p one) to
+ * `transports` (docs/decisions/mesh.md MESH-7), so every node has a router.
  */
 import type { EventLog, SnapshotStore } from '../store/index.js';
 import type { Observer, Runtime } from '../runtime/index.js';
 import {
   fallbackPolicies,
   localTransport,
+  routeTransportSet,
   routingInvoker,
+  type RouteTransportSet,
   type RoutingInvoker,
 } from '../runtime/routing/index.js';
 import type { Ed25519KeyPair } from '../security/index.js';
@@ -54,21 +57,27 @@ export interface NodeRouter extends RoutingInvoker {
    * @throws PlexusError `INTERNAL` when called twice.
    */
   attach(parts: NodeRouterParts): void;
+  /** The router's transports; faces add theirs (`FaceComponents.routeTransports`). */
+  readonly transports: RouteTransportSet;
 }
 
 /**
- * The router of a node with peers, or `undefined` for a node without any (nothing is remote).
+ * The router of a node: the HTTP peer transport when it has peers, the local transport, and
+ * whatever transports its faces add.
  *
  * @throws PlexusError `INVALID_PARAMS` for a bad peer URL, policy or queue bound.
  */
-export function nodeRouter(c: NodeRouterComponents): NodeRouter | undefined {
-  if (c.peers.length === 0) return undefined;
+export function nodeRouter(c: NodeRouterComponents): NodeRouter {
   const parts = late<NodeRouterParts>('the runtime');
   const runtime = (): Runtime => parts.get().runtime;
   const resolver: PeerResolver = { peerFor: (card) => parts.peek()?.resolver.peerFor(card) };
   const invoker = peerRemoteInvoker({ key: c.key, peers: resolver, logger: c.logger });
+  const transports = routeTransportSet([
+    ...(c.peers.length === 0 ? [] : [httpPeerTransport({ peers: c.peers, invoker })]),
+    localTransport(runtime),
+  ]);
   const router = routingInvoker({
-    transports: [httpPeerTransport({ peers: c.peers, invoker }), localTransport(runtime)],
+    transports,
     peerUrls: c.peers.map((p) => normalizePeerUrl(p.url)),
     policies: fallbackPolicies(c.routing ?? {}),
     log: c.log,
@@ -81,6 +90,7 @@ export function nodeRouter(c: NodeRouterComponents): NodeRouter | undefined {
   });
   return {
     ...router,
+    transports,
     attach(given) {
       parts.set(given);
     },

@@ -277,10 +277,8 @@ export function createNode(init: NodeInit = {}): Node {
         routing: init.routing,
         observer,
       });
-      if (remote !== undefined) {
-        await remote.start();
-        cleanup.push(bestEffort(() => remote.stop()));
-      }
+      await remote.start();
+      cleanup.push(bestEffort(() => remote.stop()));
       const hyperspace = hyperspaceHost({ log, nodeId }, options.primitives);
       await hyperspace.start();
       cleanup.push(bestEffort(() => hyperspace.stop()));
@@ -301,7 +299,7 @@ export function createNode(init: NodeInit = {}): Node {
         observer,
         requireAuth: policy.required,
         // Agents announced by HELLO with an endpoint are reached there; other remote cards via the peers.
-        remote: emergenceRemoteInvoker({ nodeId, logger, ...(remote === undefined ? {} : { next: remote }) }),
+        remote: emergenceRemoteInvoker({ nodeId, logger, next: remote }),
         ...(capabilities === undefined
           ? {}
           : {
@@ -329,7 +327,7 @@ export function createNode(init: NodeInit = {}): Node {
                 : { intervalMs: init.peerPollMs, maxIntervalMs: Math.max(init.peerPollMs * 8, 1000) }),
             });
       hyperspace.attach(runtime);
-      if (remote !== undefined && directory !== undefined) remote.attach({ runtime, resolver: directory });
+      remote.attach({ runtime, resolver: directory ?? { peerFor: () => undefined } });
       await runtime.start();
       cleanup.push(({ drainMs }) => runtime.stop({ drainMs }));
       const auth = authenticator({
@@ -355,6 +353,7 @@ export function createNode(init: NodeInit = {}): Node {
         logger,
         metrics,
         ...(tracing === undefined ? {} : { tracing: tracing.observer }),
+        routeTransports: remote.transports,
         ...(capabilities === undefined ? {} : { capabilities: capabilities.gate }),
       };
       // Load shedding: bounds on work in flight, checked before any face decodes a request.
@@ -388,7 +387,7 @@ export function createNode(init: NodeInit = {}): Node {
         try {
           await runtime.stop({ drainMs });
         } finally {
-          await remote?.stop().catch(() => undefined);
+          await remote.stop().catch(() => undefined);
           await faces.stop().catch(() => undefined);
           const timer = setTimeout(() => {
             app.server.closeAllConnections();

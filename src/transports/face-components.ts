@@ -5,6 +5,7 @@
  */
 import type { Runtime } from '../runtime/index.js';
 import type { Observer } from '../runtime/observer.js';
+import type { RouteTransportSet } from '../runtime/routing/index.js';
 import type { Authenticator, Principal as AuthPrincipal } from '../security/auth/index.js';
 import type { EnvelopeVerifier } from '../security/index.js';
 import type { ArtifactStore, EventLog } from '../store/index.js';
@@ -61,6 +62,12 @@ export interface FaceComponents {
    * request through it. Absent = the node does not trace (the default; nothing is paid).
    */
   readonly tracing?: Observer;
+  /**
+   * The node router's transports: a face that carries requests to other nodes adds its
+   * transport here (the mesh face's `/plexus/rpc/1.0.0`; docs/decisions/mesh.md MESH-7).
+   * Absent = the node routes nothing remote through faces. @default none
+   */
+  readonly routeTransports?: Pick<RouteTransportSet, 'add'>;
 }
 
 /** The runtime's principal for an authenticated caller. */

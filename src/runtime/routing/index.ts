@@ -43,6 +43,7 @@ export {
   FALLBACK_POLICY_EXTENSION,
   MCP_BRIDGE_EXTENSION,
   PENDING_SCHEMES,
+  REMOTE_MESH_PEER_EXTENSION,
   REMOTE_PEER_EXTENSION,
   ROUTED_SCHEMES,
   SUPPORTED_TARGETS,
@@ -56,3 +57,4 @@ export {
 } from './target.js';
 export { PARENT_SPAN_EXTENSION, asChildSpan, childSpan, newSpanId } from './trace.js';
 export { transportFor, type RouteRequest, type RouteTransport } from './transport.js';
+export { routeTransportSet, type RouteTransportSet } from './transport-set.js';

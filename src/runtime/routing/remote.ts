@@ -8,6 +8,7 @@
 import type { Envelope } from '../../core/envelope.js';
 import type { AgentCard } from '../../core/records/agent-card.js';
 import type { Principal } from '../context.js';
+import type { RouteTarget } from './target.js';
 
 /** The job a remote call belongs to. */
 export interface RemoteCallContext {
@@ -34,6 +35,11 @@ export interface TargetRoutes {
    * @throws PlexusError `INVALID_PARAMS` for an unknown policy or step.
    */
   checkPolicy(envelope: Envelope): void;
+  /**
+   * True when a transport of this node carries `target` now (a `p2p://` target needs the mesh
+   * face's transport). @default false: p2p targets are refused `UNAVAILABLE`
+   */
+  carries?(target: RouteTarget): boolean;
 }
 
 /** Forwards a request to an agent on another node. */

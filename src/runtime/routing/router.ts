@@ -13,9 +13,11 @@
  * An envelope that names a target (seed 002 §6.1, extension `_x_agentese_target`) is resolved
  * from it instead of `to`: `local://<agent>` (a local agent), `http(s)://peer[/agent]` (a
  * configured peer's agents offering the verb — or, while the peer has announced none, a
- * placeholder card that forwards to it), `mcp://<server>[/<tool>]` (the local agent bridging
- * that MCP server, docs/decisions/mcp.md MCP-35), `p2p://` (`UNAVAILABLE`: no such transport
- * yet); any other scheme is `INVALID_PARAMS` (see `routing/target.ts`).
+ * placeholder card that forwards to it), `p2p://did:key:…[/agent]` (the mesh peer's agents
+ * offering the verb, or a placeholder that forwards to it; `UNAVAILABLE` on a node whose
+ * transports do not carry p2p), `mcp://<server>[/<tool>]` (the local agent bridging that MCP
+ * server, docs/decisions/mcp.md MCP-35); any other scheme is `INVALID_PARAMS` (see
+ * `routing/target.ts`).
  */
 import { BROADCAST, type Envelope } from '../../core/envelope.js';
 import { PlexusError } from '../../core/errors.js';
@@ -28,8 +30,11 @@ import {
 } from '../../core/verb-name.js';
 import { compareIds, type Registry } from '../agents/registry.js';
 import type { TargetRoutes } from './remote.js';
+import { identityFromPublicKey } from '../../security/identity.js';
+import { publicKeyFromDidKey } from '../../security/did-key.js';
 import {
   MCP_BRIDGE_EXTENSION,
+  REMOTE_MESH_PEER_EXTENSION,
   REMOTE_PEER_EXTENSION,
   pendingTransportError,
   targetOf,
@@ -71,7 +76,12 @@ function candidatesOf(cards: readonly AgentCard[], verb: string): Candidate[] {
 }
 
 /** A card standing for an agent of a peer that has not announced it (yet): it forwards there. */
-function placeholderCard(peer: string, id: string, verb: string): Candidate {
+function placeholderCard(
+  peer: string,
+  id: string,
+  verb: string,
+  extension = REMOTE_PEER_EXTENSION,
+): Candidate {
   const capability: AgentCapability = { verb, input: {}, output: {} };
   const card: AgentCard = {
     id,
@@ -80,7 +90,7 @@ function placeholderCard(peer: string, id: string, verb: string): Candidate {
     tier: 'L3',
     capabilities: [capability],
     origin: 'remote',
-    extensions: { [REMOTE_PEER_EXTENSION]: peer },
+    extensions: { [extension]: peer },
   };
   return { card, capability };
 }
@@ -123,6 +133,31 @@ function resolveMcpTarget(
   return { kind: 'agent', verb, candidates: [{ card: entry.card, capability }] };
 }
 
+/** The candidates of a `p2p://` target: the mesh peer's cards offering the verb, or a placeholder. */
+function resolveP2p(
+  registry: Registry,
+  verb: string,
+  target: Extract<RouteTarget, { scheme: 'p2p' }>,
+): Resolution {
+  const peerId = identityFromPublicKey(publicKeyFromDidKey(target.did)).peerId;
+  const kind: TargetKind = target.agent === undefined ? 'capability' : 'agent';
+  const owned = registry
+    .list()
+    .filter(
+      (card) =>
+        card.origin === 'remote' &&
+        card.extensions?.[REMOTE_MESH_PEER_EXTENSION] === peerId &&
+        (target.agent === undefined || card.id === target.agent),
+    );
+  const candidates = candidatesOf(owned, verb);
+  if (candidates.length > 0) return { kind, verb, candidates };
+  if (target.agent !== undefined && owned.length > 0) {
+    throw unknownVerb(verb, `: agent ${target.agent} of mesh peer ${peerId} does not offer it`);
+  }
+  const id = target.agent ?? capabilitySelector(verb);
+  return { kind, verb, candidates: [placeholderCard(peerId, id, verb, REMOTE_MESH_PEER_EXTENSION)] };
+}
+
 function resolveTarget(
   registry: Registry,
   envelope: Envelope,
@@ -152,6 +187,9 @@ function resolveTarget(
     return { kind: 'agent', verb, candidates: [{ card: entry.card, capability }] };
   }
   if (target.scheme === 'mcp') return resolveMcpTarget(registry, envelope, target);
+  if (target.scheme === 'p2p' && routes?.carries?.(target) === true) {
+    return resolveP2p(registry, verb, target);
+  }
   if (target.scheme === 'p2p') throw pendingTransportError(target);
   const match = routes?.peerOf(target.url);
   if (match === undefined) {
@@ -192,8 +230,8 @@ function resolveTarget(
  * @throws PlexusError `NOT_FOUND` for an unknown agent id; `UNKNOWN_VERB` when no candidate
  *   offers the verb; `INVALID_PARAMS` when a capability selector names another verb than
  *   the envelope's, or for a bad target or fallback policy; `FORBIDDEN` for an http(s)
- *   target that is not a configured peer; `UNAVAILABLE` for a `p2p://` target or an MCP
- *   server this node does not bridge.
+ *   target that is not a configured peer; `UNAVAILABLE` for an MCP server this node does not
+ *   bridge, or a `p2p://` target when no transport carries it.
  */
 export function resolveTargets(registry: Registry, envelope: Envelope, routes?: TargetRoutes): Resolution {
   const { verb, to } = envelope;

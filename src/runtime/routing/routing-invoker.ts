@@ -33,13 +33,20 @@ import { isAborted, isDeliveryFailure, outgoing } from './delivery.js';
 import { staleAnswer } from './fallback-answers.js';
 import { fallbackPolicies, type FallbackPolicies, type SelectedPolicy } from './policy.js';
 import { isSyncDelivery, syncQueue, type QueueForSyncInit } from './sync-queue.js';
-import { REMOTE_PEER_EXTENSION, matchPeer, parseTarget, type RouteTarget } from './target.js';
+import {
+  REMOTE_MESH_PEER_EXTENSION,
+  REMOTE_PEER_EXTENSION,
+  matchPeer,
+  parseTarget,
+  type RouteTarget,
+} from './target.js';
 import { transportFor, type RouteTransport } from './transport.js';
+import type { RouteTransportSet } from './transport-set.js';
 
 /** Options of {@link routingInvoker}. */
 export interface RoutingInvokerInit {
-  /** The transports, asked in order. */
-  readonly transports: readonly RouteTransport[];
+  /** The transports, asked in order: a fixed list, or a set faces add to later. */
+  readonly transports: readonly RouteTransport[] | RouteTransportSet;
   /** The configured peers' base URLs (normalised), for http(s) targets. @default [] */
   readonly peerUrls?: readonly string[];
   /** The fallback policies. @default only `default: [error]` */
@@ -98,6 +105,8 @@ export function routingInvoker(init: RoutingInvokerInit): RoutingInvoker {
   const nodeId = init.nodeId ?? 'plexus';
   const logger = init.logger;
   const peers = new Set(init.peerUrls ?? []);
+  const given = init.transports;
+  const transports = (): readonly RouteTransport[] => ('list' in given ? given.list() : given);
   const cache = policies.usesCache
     ? projectionView({
         log: init.log,
@@ -111,6 +120,7 @@ export function routingInvoker(init: RoutingInvokerInit): RoutingInvoker {
     checkPolicy(envelope) {
       policies.select(envelope);
     },
+    carries: (target) => transports().some((t) => t.supports(target)),
   };
 
   const emit = <K extends RoutingEventType>(event: EventInput<EventMap, K>): void => {
@@ -149,7 +159,7 @@ export function routingInvoker(init: RoutingInvokerInit): RoutingInvoker {
     card: AgentCard | undefined,
     signal: AbortSignal,
   ) => {
-    const transport = transportFor(init.transports, target);
+    const transport = transportFor(transports(), target);
     return transport.invoke({ target, envelope, ...(card === undefined ? {} : { card }) }, signal);
   };
   /**
@@ -203,6 +213,8 @@ export function routingInvoker(init: RoutingInvokerInit): RoutingInvoker {
   });
 
   const primaryOf = (card: AgentCard): RouteTarget => {
+    const meshPeer = card.extensions?.[REMOTE_MESH_PEER_EXTENSION];
+    if (typeof meshPeer === 'string') return parseTarget(`p2p://${meshPeer}/${encodeURIComponent(card.id)}`);
     const peer = card.extensions?.[REMOTE_PEER_EXTENSION];
     if (typeof peer !== 'string') {
       throw new PlexusError(
@@ -304,6 +316,14 @@ export function routingInvoker(init: RoutingInvokerInit): RoutingInvoker {
   return {
     routes,
     cache,
+    reaches(card) {
+      try {
+        const primary = primaryOf(card);
+        return transports().some((t) => t.supports(primary));
+      } catch {
+        return false;
+      }
+    },
     async invoke(card, envelope, signal, context) {
       const primary = primaryOf(card);
       if (isSyncDelivery(envelope)) return queue.deliver(primary, envelope, card, signal, context);

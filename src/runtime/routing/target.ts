@@ -6,8 +6,9 @@
  * - `local://<agent>` — an agent hosted by this node (`local://` alone: any local agent
  *   offering the verb);
  * - `http://host:port[/agent]`, `https://…` — a configured peer node (and one of its agents);
- * - `p2p://did:key:…` — a peer reached over libp2p: recognised, but this node has no libp2p
- *   transport yet, so it is answered `UNAVAILABLE`;
+ * - `p2p://did:key:…[/agent]` (or the PeerId form `p2p://12D3KooW…[/agent]`) — a mesh peer
+ *   reached over libp2p (`/plexus/rpc/1.0.0`, docs/mesh.md) and one of its agents; answered
+ *   `UNAVAILABLE` on a node without the mesh face;
  * - `mcp://<server>[/<tool>]` — an MCP server this node bridges (`mcp.servers`; the agent
  *   with id `<server>`, whose card maps tool names to verbs in {@link MCP_BRIDGE_EXTENSION}),
  *   and one of its tools; an MCP server it does not bridge is `UNAVAILABLE`;
@@ -15,6 +16,8 @@
  */
 import type { Envelope } from '../../core/envelope.js';
 import { PlexusError } from '../../core/errors.js';
+import { publicKeyFromIdentity } from '../../security/identity.js';
+import { didKeyFromPublicKey } from '../../security/did-key.js';
 import { AGENTESE_EXTENSIONS } from '../../wire/agentese/envelope.js';
 
 /** The extension key carrying the target. */
@@ -32,6 +35,9 @@ export const REMOTE_PEER_EXTENSION = '_x_plexus_peer';
  */
 export const MCP_BRIDGE_EXTENSION = '_x_plexus_mcp';
 
+/** The extension key of a remote card naming the mesh peer (its PeerId) that announced it. */
+export const REMOTE_MESH_PEER_EXTENSION = '_x_plexus_mesh_peer';
+
 /** The target schemes a node routes today. */
 export const ROUTED_SCHEMES = ['local', 'http', 'https', 'mcp'] as const;
 
@@ -47,7 +53,14 @@ export type RouteTarget =
       /** The URL without query or fragment, no trailing `/`. */
       readonly url: string;
     }
-  | { readonly scheme: 'p2p'; readonly text: string; readonly did: string }
+  | {
+      readonly scheme: 'p2p';
+      readonly text: string;
+      /** The peer's did:key (a PeerId in the target is converted). */
+      readonly did: string;
+      /** The agent named after the peer (`p2p://did:key:…/<agent>`), when any. */
+      readonly agent?: string;
+    }
   | {
       readonly scheme: 'mcp';
       readonly text: string;
@@ -60,7 +73,7 @@ export type RouteTarget =
 
 /** One line naming what the router supports, for error messages. */
 export const SUPPORTED_TARGETS =
-  'local://<agent>, http://host:port[/agent], https://host:port[/agent], mcp://<server>[/<tool>] for an MCP server this node bridges (p2p://did:key:… is recognised but not routed yet)';
+  'local://<agent>, http://host:port[/agent], https://host:port[/agent], p2p://did:key:…[/agent] (with the mesh on), mcp://<server>[/<tool>] for an MCP server this node bridges';
 
 function invalid(text: string, why: string): PlexusError {
   return new PlexusError(
@@ -76,7 +89,7 @@ function invalid(text: string, why: string): PlexusError {
  * Parses a target string.
  *
  * @throws PlexusError `INVALID_PARAMS` for text without a `scheme://`, an unknown scheme, a
- *   malformed URL or a `p2p://` target that is not a did:key.
+ *   malformed URL or a `p2p://` target that names neither a did:key nor an Ed25519 PeerId.
  */
 export function parseTarget(text: string): RouteTarget {
   const at = text.indexOf('://');
@@ -102,10 +115,18 @@ export function parseTarget(text: string): RouteTarget {
       }
       return { scheme, text, url: `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}` };
     }
-    case 'p2p':
-      if (!/^did:key:z[1-9A-HJ-NP-Za-km-z]+$/.test(rest))
-        throw invalid(text, 'must name a did:key (p2p://did:key:z6Mk…)');
-      return { scheme, text, did: rest };
+    case 'p2p': {
+      const cut = rest.indexOf('/');
+      const peer = cut < 0 ? rest : rest.slice(0, cut);
+      const agent = cut < 0 ? '' : decodeURIComponent(rest.slice(cut + 1).replace(/\/+$/, ''));
+      const did = p2pDid(peer);
+      if (did === undefined || agent.includes('/'))
+        throw invalid(
+          text,
+          'must name a did:key or PeerId, then at most an agent (p2p://did:key:z6Mk…[/agent])',
+        );
+      return agent === '' ? { scheme, text, did } : { scheme, text, did, agent };
+    }
     case 'mcp': {
       const [server = '', ...tool] = rest.replace(/\/+$/, '').split('/');
       if (server === '') throw invalid(text, 'must name a bridged MCP server (mcp://<server>[/<tool>])');
@@ -120,6 +141,16 @@ export function parseTarget(text: string): RouteTarget {
     }
     default:
       throw invalid(text, `uses the scheme ${JSON.stringify(scheme)}, which Plexus does not route`);
+  }
+}
+
+/** The did:key a `p2p://` peer names (a did:key or an Ed25519 PeerId), or `undefined`. */
+function p2pDid(peer: string): string | undefined {
+  if (!/^(did:key:z[1-9A-HJ-NP-Za-km-z]+|[1-9A-HJ-NP-Za-km-z]{40,60})$/.test(peer)) return undefined;
+  try {
+    return didKeyFromPublicKey(publicKeyFromIdentity(peer));
+  } catch {
+    return undefined;
   }
 }
 
@@ -148,7 +179,7 @@ export function targetOf(envelope: Envelope): RouteTarget | undefined {
 export function pendingTransportError(target: RouteTarget): PlexusError {
   const what =
     target.scheme === 'p2p'
-      ? 'needs the libp2p transport, which this node does not have yet'
+      ? 'needs the libp2p transport, which this node does not have yet (turn the mesh on: mesh.enabled in plexus.yaml, or plexus start --mesh)'
       : target.scheme === 'mcp'
         ? `names an MCP server (${JSON.stringify(target.server)}) this node does not bridge; add it under mcp.servers in plexus.yaml or with bridge.registerMCPServer`
         : `has no transport on this node`;

@@ -8,6 +8,7 @@ import type { FaceFactory } from '../face.js';
 import { httpFaceScope } from '../http/http-face-scope.js';
 import { registerHttpFaceContext } from '../http/http-face-context.js';
 import { meshNode, type MeshOptions } from './mesh-node.js';
+import { meshRpc, type MeshRpcInit } from './rpc-service.js';
 
 /** The path of the mesh status. */
 export const MESH_STATUS_PATH = '/v1/mesh';
@@ -17,9 +18,10 @@ export const MESH_STATUS_PATH = '/v1/mesh';
  * @example
  * createNode({ faces: [...defaultFaces(init), meshFace({ bootstrap: ['/ip4/127.0.0.1/tcp/4001/p2p/12D3KooW…'] })] });
  */
-export function meshFace(options: MeshOptions = {}): FaceFactory {
+export function meshFace(options: MeshOptions = {}, rpcOptions: MeshRpcInit = {}): FaceFactory {
   return (components) => {
     const mesh = meshNode(components, options);
+    const rpc = meshRpc(components, rpcOptions); // direct calls: rpc-service.ts
     return {
       name: 'mesh',
       register(server) {
@@ -31,8 +33,14 @@ export function meshFace(options: MeshOptions = {}): FaceFactory {
           },
         });
       },
-      start: () => mesh.start(),
-      stop: () => mesh.stop(),
+      start: async () => {
+        await mesh.start();
+        if (mesh.libp2p !== undefined) await rpc.start(mesh.libp2p);
+      },
+      stop: async () => {
+        await rpc.stop();
+        await mesh.stop();
+      },
     };
   };
 }

@@ -85,6 +85,8 @@ export interface MeshNode {
   status(): Promise<MeshStatus>;
   /** This node's PeerId (known before start). */
   readonly peerId: string | undefined;
+  /** The running libp2p peer (protocols such as `/plexus/rpc/1.0.0` are handled on it). */
+  readonly libp2p: MeshLibp2p | undefined;
 }
 
 /** Creates the mesh of a node from its face components. */
@@ -206,6 +208,9 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
   return {
     get peerId() {
       return peerId;
+    },
+    get libp2p() {
+      return peer;
     },
     async start() {
       const secret = components.nodeSecret?.();

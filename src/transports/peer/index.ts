@@ -26,6 +26,7 @@ export { realPollTimer, type PollTimer } from './poll-timer.js';
 export { httpPeerTransport, type HttpPeerTransportInit } from './peer-transport.js';
 export { peerRemoteInvoker, type PeerRemoteInvokerInit, type PeerResolver } from './peer-invoker.js';
 export { PEER_FACE, PEER_PRINCIPAL_KIND, registerPeerRoutes, type PeerRoutesInit } from './peer-routes.js';
+export { admitPeerSigner, untrustedSigner } from './peer-admission.js';
 export { peerFace, type PeerFaceInit } from './peer-face.js';
 export {
   RETRYABLE_STATUSES,

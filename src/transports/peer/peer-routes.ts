@@ -28,10 +28,11 @@ import type { Envelope } from '../../core/envelope.js';
 import { PlexusError, isPlexusErrorCode, toPlexusError } from '../../core/errors.js';
 import { isJsonObject } from '../../core/json.js';
 import { decodeJsonText } from '../../core/bounded-json.js';
-import type { Invocation, Principal } from '../../runtime/index.js';
+import type { Invocation } from '../../runtime/index.js';
 import { assertSignedEnvelopeShape, rpcDomain } from '../../security/index.js';
-import { runtimePrincipal, silentLogger, type FaceComponents } from '../face-components.js';
+import { silentLogger, type FaceComponents } from '../face-components.js';
 import { sendPeerRefusal } from './peer-refusal.js';
+import { PEER_PRINCIPAL_KIND, admitPeerSigner, untrustedSigner } from './peer-admission.js';
 import { PEER_INVOKE_PATH, PEER_TIMEOUT_HEADER, trustSet, tryPeerDid } from './peer-config.js';
 import { RETRYABLE_STATUSES } from './peer-wire.js';
 import { HTTP_STATUS } from '../http/http-status.js';
@@ -51,8 +52,7 @@ export interface PeerRoutesInit {
   readonly bodyLimit?: number;
 }
 
-/** The principal kind of a call forwarded by a peer node. */
-export const PEER_PRINCIPAL_KIND = 'peer';
+export { PEER_PRINCIPAL_KIND };
 
 /** The face name in the invocation context of forwarded calls. */
 export const PEER_FACE = 'peer';
@@ -121,7 +121,7 @@ async function handleInvoke(
   // Cheap trust check on the claimed signer before any signature work.
   if (trusted !== undefined) {
     const claimed = tryPeerDid(signed.from);
-    if (claimed !== undefined && !trusted.has(claimed)) throw untrusted(signed.from);
+    if (claimed !== undefined && !trusted.has(claimed)) throw untrustedSigner(signed.from);
   }
   const d = signed.d;
   if (!isJsonObject(d) || typeof d['verb'] !== 'string' || d['verb'] === '') {
@@ -135,7 +135,7 @@ async function handleInvoke(
   const logger = components.logger ?? silentLogger;
   const received = withServedTrace(d as unknown as Envelope, request.raw); // W3C traceparent header
   logEnvelope(logger, 'received', received, signer.did);
-  const principal = await admit(request.headers.authorization, signer.did, components, trusted);
+  const principal = await admitPeerSigner(request.headers.authorization, signer.did, components, trusted);
   const timeoutMs = timeoutOf(request.headers[PEER_TIMEOUT_HEADER]);
 
   const controller = new AbortController();
@@ -185,44 +185,6 @@ function timeoutOf(header: string | string[] | undefined): number | undefined {
     );
   }
   return value;
-}
-
-/**
- * The principal a verified signer's call runs as (see the module doc).
- *
- * @throws PlexusError `FORBIDDEN` for a signer that is not admitted; `UNAUTHORIZED` for a
- *   trusted signer presenting a bearer credential this node refuses.
- */
-async function admit(
-  authorization: string | undefined,
-  signer: string,
-  components: FaceComponents,
-  trusted: ReadonlySet<string> | undefined,
-): Promise<Principal> {
-  const peer: Principal = { id: signer, kind: PEER_PRINCIPAL_KIND };
-  if (trusted?.has(signer) === true) {
-    if (authorization === undefined || authorization.trim() === '') return peer;
-    // A trusted node relaying with a tenant-bound credential acts for that tenant only.
-    const bearer = await components.auth.authenticate(authorization);
-    return bearer.tenant === undefined ? peer : runtimePrincipal(bearer);
-  }
-  if (trusted !== undefined) throw untrusted(signer);
-  // No trust set: only a node open to anonymous callers admits an unknown signer. The bearer
-  // is deliberately not consulted: it never makes an unknown key's tenant claim true.
-  const open = await components.auth.authenticate(undefined).then(
-    (p) => p.kind === 'anonymous',
-    () => false,
-  );
-  if (!open) throw untrusted(signer);
-  return peer;
-}
-
-function untrusted(signer: string): PlexusError {
-  return new PlexusError(
-    'FORBIDDEN',
-    `signer ${signer} is not a trusted peer of this node; list its did:key in auth.trustedPeers or as the did of one of the node's peers`,
-    { details: { reason: 'untrusted-signer', signer } },
-  );
 }
 
 function fastifyErrorToPlexus(error: FastifyError): PlexusError {

@@ -1,0 +1,299 @@
+/**
+ * The caller side of `/plexus/rpc/1.0.0` (issue 15 item 5) and the router's `mesh-rpc`
+ * transport: `p2p://did:key:…[/agent]` targets, and every remote card a mesh peer announced
+ * (the router turns its owner into such a target), go to the owning peer over libp2p.
+ *
+ * One call = one stream: the request is signed with the node key for `plexus/rpc/<verb>`
+ * (afresh for every attempt — a new nonce — over the same envelope, so the far side's
+ * idempotency key stays the same), sent in a `call` frame, and the stream is read until the
+ * `answer` or `refused` frame; `progress` frames go to `onProgress`. Aborting the signal
+ * resets the stream, which cancels the far job.
+ *
+ * Retries (D4, the schedule of the HTTP peer client) only for failures to deliver: the peer
+ * cannot be dialled, the stream broke before an answer, the attempt timed out, or the far side
+ * refused for a retryable reason (`refused` with `retryable`, or `answer` with `beforeJob`).
+ * When the retries are spent the call rejects `PEER_UNAVAILABLE` (retryable: the router's
+ * fallback policies act on it).
+ */
+import type { Envelope } from '../../core/envelope.js';
+import { PlexusError, toPlexusError, type ErrorData } from '../../core/errors.js';
+import { isJsonObject, type JsonValue } from '../../core/json.js';
+import type { RouteTransport } from '../../runtime/routing/index.js';
+import {
+  identityFromPublicKey,
+  publicKeyFromIdentity,
+  rpcDomain,
+  signEnvelope,
+  type Ed25519KeyPair,
+} from '../../security/index.js';
+import { answerEnvelopeOf, withDetails } from '../peer/peer-wire.js';
+import {
+  checkAttemptTimeout,
+  retryAttempts,
+  retryRunner,
+  type AttemptOutcome,
+  type RetryOptions,
+} from '../peer/retry.js';
+import { RPC_PROTOCOL, encodeFrame, frameReader, type CallFrame } from './rpc-frames.js';
+import { chunkBytes, type RpcChunk } from './rpc-server.js';
+
+/** What the client needs of an outbound libp2p stream. */
+export interface RpcClientStream extends AsyncIterable<RpcChunk> {
+  send(data: Uint8Array): boolean;
+  abort(err: Error): void;
+  close(): Promise<void>;
+}
+
+/** Opens a stream of `protocol` to a peer (the mesh peer's `dialProtocol`). */
+export type RpcDialer = (peerId: string, protocol: string, signal: AbortSignal) => Promise<RpcClientStream>;
+
+/** Options of {@link meshRpcClient}. */
+export interface MeshRpcClientInit extends RetryOptions {
+  /** The node key: every call is signed with it. */
+  readonly key: Ed25519KeyPair;
+  /** Opens streams; `undefined` while the mesh is not running (calls then fail PEER_UNAVAILABLE). */
+  readonly dial: () => RpcDialer | undefined;
+  /** The largest answer frame accepted, bytes. */
+  readonly maxFrameBytes: number;
+  /** Longest wait for one attempt, ms (also sent as the far job's timeout). @default the signal alone */
+  readonly attemptTimeoutMs?: number;
+  /** The clock for signatures, Unix ms. @default Date.now */
+  readonly now?: () => number;
+}
+
+/** Options of one call. */
+export interface MeshCallOptions {
+  readonly signal: AbortSignal;
+  /** Ask for progress frames (a streaming verb) and receive each. */
+  readonly onProgress?: (data: JsonValue, seq: number) => void;
+}
+
+/** Calls agents on mesh peers. */
+export interface MeshRpcClient {
+  /**
+   * Sends `envelope` (a request, `to` set) to the peer `peerId` and resolves with its answer.
+   * @throws PlexusError `PEER_UNAVAILABLE` (retryable) when it cannot be delivered after the
+   *   retries, `CANCELLED` when the signal aborts, or the far side's non-retryable refusal
+   *   (`SIGNATURE_*`, `FORBIDDEN`, `INPUT_TOO_LARGE`, …, with `details.peer`).
+   */
+  call(peerId: string, envelope: Envelope, options: MeshCallOptions): Promise<Envelope>;
+}
+
+function cancelled(): PlexusError {
+  return new PlexusError('CANCELLED', 'the mesh call was cancelled');
+}
+
+/** Creates the client. @throws PlexusError `INVALID_PARAMS` for a bad retry schedule or timeout. */
+export function meshRpcClient(init: MeshRpcClientInit): MeshRpcClient {
+  const runOf = retryRunner(init, cancelled);
+  const attemptTimeoutMs =
+    init.attemptTimeoutMs === undefined ? undefined : checkAttemptTimeout(init.attemptTimeoutMs);
+  const now = init.now ?? Date.now;
+
+  async function attempt(
+    peerId: string,
+    envelope: Envelope,
+    options: MeshCallOptions,
+  ): Promise<AttemptOutcome> {
+    const where = { peer: peerId };
+    const unavailable = (why: string, cause?: unknown): AttemptOutcome => ({
+      kind: 'retry',
+      error: new PlexusError('PEER_UNAVAILABLE', `mesh peer ${peerId} ${why}`, {
+        ...(cause === undefined ? {} : { cause }),
+        details: where,
+      }),
+    });
+    const dial = init.dial();
+    if (dial === undefined) return unavailable('cannot be reached: the mesh of this node is not running');
+    let frame: CallFrame;
+    try {
+      const signed = signEnvelope(envelope as unknown as JsonValue, {
+        key: init.key,
+        domain: rpcDomain(envelope.verb),
+        now,
+      });
+      frame = {
+        t: 'call',
+        signed: signed as unknown as JsonValue,
+        ...(attemptTimeoutMs === undefined ? {} : { timeoutMs: attemptTimeoutMs }),
+        ...(options.onProgress === undefined ? {} : { stream: true }),
+      };
+    } catch (error) {
+      return { kind: 'fail', error: toPlexusError(error) };
+    }
+    const controller = new AbortController();
+    const cut = { timedOut: false };
+    const onAbort = (): void => {
+      controller.abort();
+    };
+    options.signal.addEventListener('abort', onAbort, { once: true });
+    const timer =
+      attemptTimeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            cut.timedOut = true;
+            controller.abort();
+          }, attemptTimeoutMs);
+    let stream: RpcClientStream | undefined;
+    const hangUp = (): void => {
+      stream?.abort(new Error('the mesh call was cancelled'));
+    };
+    controller.signal.addEventListener('abort', hangUp, { once: true });
+    const stopped = (cause?: unknown): AttemptOutcome => {
+      if (options.signal.aborted) return { kind: 'fail', error: cancelled() };
+      if (cut.timedOut) {
+        return {
+          kind: 'retry',
+          error: new PlexusError(
+            'TIMEOUT',
+            `mesh peer ${peerId} did not answer within ${String(attemptTimeoutMs)} ms`,
+            {
+              details: where,
+            },
+          ),
+        };
+      }
+      return unavailable(
+        `closed the call before answering${cause === undefined ? '' : `: ${describe(cause)}`}`,
+        cause,
+      );
+    };
+    try {
+      try {
+        stream = await dial(peerId, RPC_PROTOCOL, controller.signal);
+      } catch (cause) {
+        if (controller.signal.aborted) return stopped(cause);
+        return unavailable(`cannot be reached: ${describe(cause)}`, cause);
+      }
+      if (controller.signal.aborted) {
+        hangUp();
+        return stopped();
+      }
+      try {
+        stream.send(encodeFrame(frame));
+      } catch (cause) {
+        return stopped(cause);
+      }
+      const reader = frameReader(init.maxFrameBytes);
+      try {
+        for await (const chunk of stream) {
+          for (const value of reader.push(chunkBytes(chunk))) {
+            const outcome = outcomeOf(value, peerId, options);
+            if (outcome !== undefined) {
+              void stream.close().catch(() => undefined);
+              return outcome;
+            }
+          }
+        }
+      } catch (cause) {
+        if (cause instanceof PlexusError && !isAborted(controller.signal)) {
+          hangUp();
+          return {
+            kind: 'fail',
+            error: withDetails(cause, where, `mesh peer ${peerId} answered badly: ${cause.message}`),
+          };
+        }
+        return stopped(cause);
+      }
+      return stopped();
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+      options.signal.removeEventListener('abort', onAbort);
+      controller.signal.removeEventListener('abort', hangUp);
+    }
+  }
+
+  return {
+    call(peerId, envelope, options) {
+      return retryAttempts(
+        () => attempt(peerId, envelope, options),
+        options.signal,
+        runOf({ peer: peerId, request: envelope.id }, 'mesh call failed; retrying'),
+      );
+    },
+  };
+}
+
+/** What one received frame means for the attempt: `undefined` = read on (progress). */
+function outcomeOf(value: unknown, peerId: string, options: MeshCallOptions): AttemptOutcome | undefined {
+  const where = { peer: peerId };
+  if (isJsonObject(value) && value['t'] === 'progress') {
+    const seq = typeof value['seq'] === 'number' ? value['seq'] : 0;
+    options.onProgress?.(value['data'] ?? null, seq);
+    return undefined;
+  }
+  if (isJsonObject(value) && value['t'] === 'answer') {
+    const answer = answerEnvelopeOf(value['envelope']);
+    if (answer === undefined) return malformed(peerId);
+    if (value['beforeJob'] === true && isJsonObject(answer.data)) {
+      const error = PlexusError.fromData(answer.data as unknown as ErrorData);
+      return {
+        kind: 'retry',
+        error: withDetails(error, where, `mesh peer ${peerId} refused: ${error.message}`),
+        answer,
+      };
+    }
+    return { kind: 'answer', envelope: answer };
+  }
+  if (isJsonObject(value) && value['t'] === 'refused' && isJsonObject(value['error'])) {
+    const data = value['error'] as unknown as ErrorData;
+    if (typeof data.code !== 'string' || typeof data.message !== 'string') return malformed(peerId);
+    const error = withDetails(
+      PlexusError.fromData(data),
+      where,
+      `mesh peer ${peerId} refused: ${data.message}`,
+    );
+    return error.retryable ? { kind: 'retry', error } : { kind: 'fail', error };
+  }
+  return malformed(peerId);
+}
+
+function malformed(peerId: string): AttemptOutcome {
+  return {
+    kind: 'fail',
+    error: new PlexusError(
+      'PEER_UNAVAILABLE',
+      `mesh peer ${peerId} answered with a frame that is not an answer`,
+      {
+        retryable: false,
+        details: { peer: peerId },
+      },
+    ),
+  };
+}
+
+/** `signal.aborted`, read afresh (it changes across awaits). */
+function isAborted(signal: AbortSignal): boolean {
+  return signal.aborted;
+}
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause;
+  return cause instanceof Error ? `${error.message} (${cause.message})` : error.message;
+}
+
+/** The PeerId a did:key (or PeerId) names. */
+export function peerIdOf(identity: string): string {
+  return identityFromPublicKey(publicKeyFromIdentity(identity)).peerId;
+}
+
+/**
+ * The router's `mesh-rpc` transport over `client`: `p2p://` targets; the agent named in the
+ * target, else the envelope's `to`.
+ */
+export function meshRpcTransport(client: MeshRpcClient): RouteTransport {
+  return {
+    name: 'mesh-rpc',
+    supports: (target) => target.scheme === 'p2p',
+    invoke({ target, envelope }, signal) {
+      if (target.scheme !== 'p2p') {
+        return Promise.reject(
+          new PlexusError('UNAVAILABLE', `mesh-rpc does not carry ${target.text}`, { retryable: false }),
+        );
+      }
+      const to = target.agent ?? envelope.to;
+      return client.call(peerIdOf(target.did), { ...envelope, to }, { signal });
+    },
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * Calls between two in-process mesh nodes (issue 15 item 5): by agent id (a card learned from
+ * capability gossip routes over `/plexus/rpc/1.0.0`), by `p2p://did:key:…` and by
+ * `p2p://<PeerId>/<agent>`; the callee runs the call as a `peer` principal and a node that
+ * requires auth refuses an untrusted signer; an owner that is gone answers PEER_UNAVAILABLE.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ErrorData } from '../../../src/core/errors.js';
+import type { Node } from '../../../src/node/index.js';
+import { TARGET_EXTENSION } from '../../../src/runtime/routing/index.js';
+import { agent, request } from '../../runtime/helpers.js';
+import { until } from '../../support/until.js';
+import { meshAddress, meshNode, meshStatus, runCleanups } from './rpc-helpers.js';
+
+afterEach(runCleanups);
+
+const worker = (by: string) => agent('worker', { 'demo.work': (input) => ({ by, input }) });
+
+async function learned(node: Node, id: string): Promise<void> {
+  await until(() => node.runtime.agents.registry.find(id)?.card.origin === 'remote', {
+    what: `${id} learned by gossip`,
+    limitMs: 15_000,
+    everyMs: 20,
+  });
+}
+
+const call = (node: Node, to: string, data: number, target?: string) =>
+  node.runtime.invoke(
+    request(
+      'demo.work',
+      data,
+      to,
+      target === undefined ? {} : { extensions: { [TARGET_EXTENSION]: target } },
+    ),
+    { face: 'internal' },
+  );
+
+describe('mesh rpc between two nodes', () => {
+  it('calls by agent id and by p2p:// target, and answers PEER_UNAVAILABLE once the owner is gone', async () => {
+    const far = await meshNode({}, { agents: [worker('far')] });
+    const near = await meshNode({ bootstrap: [await meshAddress(far)] });
+    await learned(near, 'worker');
+    const farPeer = (await meshStatus(far)).peerId;
+
+    const byId = await call(near, 'worker', 1);
+    expect(byId.envelope).toMatchObject({ kind: 'response', data: { by: 'far', input: 1 } });
+    const byDid = await call(near, 'capability:demo.work', 2, `p2p://${far.nodeId}`);
+    expect(byDid.envelope).toMatchObject({ kind: 'response', data: { by: 'far', input: 2 } });
+    const byPeerId = await call(near, 'someone', 3, `p2p://${farPeer}/worker`);
+    expect(byPeerId.envelope).toMatchObject({ kind: 'response', data: { by: 'far', input: 3 } });
+
+    // The far node ran them as calls of the near node (its signer, admitted as a peer principal).
+    const jobs = (await far.runtime.jobs.list({})).jobs.filter((j) => j.verb === 'demo.work');
+    expect(jobs).toHaveLength(3);
+    const audits = (await far.log.read({ afterSeq: 0 })).filter(
+      (e) => e.type === 'audit.invoked' && (e.data as { face?: string }).face === 'peer',
+    );
+    expect(audits).toHaveLength(3);
+    for (const audit of audits) {
+      expect(audit.data).toMatchObject({ principal: near.nodeId, principalKind: 'peer' });
+    }
+
+    await far.stop({ drainMs: 0 });
+    const gone = await call(near, 'worker', 4);
+    expect(gone.envelope.kind).toBe('error');
+    expect((gone.envelope.data as unknown as ErrorData).code).toBe('PEER_UNAVAILABLE');
+  });
+
+  it('is refused by a node that requires auth unless the caller is a trusted peer', async () => {
+    const near = await meshNode();
+    const boot = await meshAddress(near);
+    const closed = await meshNode({ bootstrap: [boot] }, { dev: false, agents: [worker('closed')] });
+    const refused = await call(near, 'capability:demo.work', 1, `p2p://${closed.nodeId}/worker`);
+    expect(refused.envelope.kind).toBe('error');
+    expect((refused.envelope.data as unknown as ErrorData).code).toBe('FORBIDDEN');
+    const trusting = await meshNode(
+      { bootstrap: [boot] },
+      { dev: false, trustedPeers: [near.nodeId], agents: [worker('trusting')] },
+    );
+    const admitted = await call(near, 'capability:demo.work', 2, `p2p://${trusting.nodeId}/worker`);
+    expect(admitted.envelope).toMatchObject({ kind: 'response', data: { by: 'trusting', input: 2 } });
+  });
+});
