@@ -2,7 +2,8 @@
  * DHT discovery (issue 15 item 4): three in-process nodes A–B–C joined through B, where C
  * follows no capability topic (`followCapabilities: false`) and so never receives A's gossip.
  * C finds A's agent by capability through the DHT — from `GET /agents?capability=` and from
- * the router — and takes it as a remote card owned by A's PeerId.
+ * the router — and takes it as a remote card owned by A's PeerId. A card known through an
+ * HTTP peer and through the mesh is one registry entry (item 7).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,7 @@ import type { NodeInit } from '../../../src/node/node-init.js';
 import { MESH_PEER_EXTENSION } from '../../../src/transports/mesh/capability-gossip.js';
 import type { MeshStatus } from '../../../src/transports/mesh/mesh-node.js';
 import { agent } from '../../runtime/helpers.js';
+import { memoryLogger } from '../../support/memory-logger.js';
 import { until } from '../../support/until.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -120,5 +122,38 @@ describe('DHT discovery', () => {
 
     // A verb nobody serves stays unknown (after one bounded lookup).
     expect(await agentsOffering(c, 'nobody.has.this')).toEqual([]);
+  });
+});
+
+describe('HTTP peers beside the mesh', () => {
+  it('keeps a card known through the HTTP peer and through the mesh as one entry', async () => {
+    const b = await meshNode({}, { agents: [agent('bravo', { 'bravo.ping': () => 'b' })] });
+    const bPeer = (await status(b)).peerId;
+    const logger = memoryLogger();
+    const a = await meshNode(
+      { bootstrap: [await loopback(b)] },
+      { peers: [{ url: b.url, did: b.nodeId }], peerPollMs: 50, logger },
+    );
+    await until(() => a.runtime.agents.registry.find('bravo') !== undefined, {
+      what: "B's card on A",
+      limitMs: 15_000,
+      everyMs: 20,
+    });
+    // Both ways keep delivering it: three more capability messages from B accepted on A, while
+    // the HTTP directory polls every 50 ms.
+    const seen = (await status(a)).accepted;
+    await until(async () => (await status(a)).accepted >= seen + 3, {
+      what: 'three more capability messages',
+      limitMs: 15_000,
+    });
+    const listed = ((await (await fetch(`${a.url}/agents`)).json()) as { agents: AgentCard[] }).agents;
+    const bravo = listed.filter((card) => card.id === 'bravo');
+    expect(bravo).toHaveLength(1);
+    expect(bravo[0]?.origin).toBe('remote');
+    // Owned by B either way: its URL (HTTP came first) or its mesh PeerId (the mesh did).
+    const owner = bravo[0]?.extensions?.['_x_plexus_peer'] ?? bravo[0]?.extensions?.[MESH_PEER_EXTENSION];
+    expect([b.url, `${b.url}/`, bPeer]).toContain(owner);
+    // Neither path warned about a second owner of the id: it is the same node.
+    expect(logger.lines.filter((l) => l.msg?.includes('already has') === true)).toEqual([]);
   });
 });
