@@ -516,6 +516,8 @@ export const meshSchema = section({
   heartbeatMs: whole(100, 3_600_000).optional(),
   ttlMs: whole(200, 86_400_000).optional(),
   maxMessageBytes: whole(1024, 4 * 1024 * 1024).optional(),
+  discoveryTimeoutMs: whole(100, 60_000).optional(),
+  followCapabilities: flag().optional(),
 });
 
 // ---- the file ----------------------------------------------------------------------------

@@ -179,6 +179,12 @@ export {
 } from './routing/router.js';
 export { createRuntime } from './runtime.js';
 export type { RuntimeAgents } from './agents/runtime-agents.js';
+export {
+  discoveryPort,
+  type CapabilityDiscovery,
+  type DiscoveryPort,
+  type DiscoveryPortInit,
+} from './agents/capability-discovery.js';
 export type { CancelOptions, RuntimeJobs } from './jobs/runtime-jobs.js';
 export type {
   Invocation,

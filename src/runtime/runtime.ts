@@ -40,6 +40,7 @@ import { createRegistry, type Registry } from './agents/registry.js';
 import type { RouteState } from './routing/router.js';
 import type { Invocation, Runtime, RuntimeInit, StopOptions, Submission } from './runtime-interface.js';
 import type { RuntimeAgents } from './agents/runtime-agents.js';
+import { discoveryPort } from './agents/capability-discovery.js';
 import type { RuntimeJobs } from './jobs/runtime-jobs.js';
 import { createSupervisor, type AgentSupervisor } from './supervision/supervisor.js';
 import { createAgentTree, type AgentTree } from './supervision/agent-tree.js';
@@ -206,9 +207,11 @@ export function createRuntime(init: RuntimeInit): Runtime {
     concurrency,
     nodeId,
   });
+  const discovery = discoveryPort({ registry, logger });
   const invoker: InvokerComponents = {
     log,
     registry,
+    discovery,
     runner,
     jobs,
     idempotency,
@@ -343,6 +346,7 @@ export function createRuntime(init: RuntimeInit): Runtime {
 
   const agentsFacade: RuntimeAgents = {
     registry,
+    discovery,
     resolveVerb: (name) => aliases.resolve(name),
     offerings: () => [...offerings.values()],
     async add(definition, options = {}) {

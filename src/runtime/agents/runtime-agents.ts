@@ -6,12 +6,18 @@ import type { AgentCard } from '../../core/records/agent-card.js';
 import type { SignalOptions } from '../../store/event-log.js';
 import type { AgentDefinition } from './agent.js';
 import type { AgentOfferings } from './agent-offerings.js';
+import type { DiscoveryPort } from './capability-discovery.js';
 import type { Registry } from './registry.js';
 
 /** The agents a runtime hosts and knows of. */
 export interface RuntimeAgents {
   /** The agent registry (cards, verb specs; remote cards are upserted here with `origin: 'remote'`). */
   readonly registry: Registry;
+  /**
+   * Discovery on a registry miss: where a face (the mesh's DHT lookup) plugs in, and the
+   * lookup by capability that asks it when no card offers a verb (docs/decisions/mesh.md MESH-20).
+   */
+  readonly discovery: DiscoveryPort;
   /**
    * The canonical verb of a name: the verb an alias declared by a hosted agent stands for
    * (`state.createSession` → `state.create_session`, an `@version` kept), else the name itself.

@@ -5,7 +5,9 @@
  * execution under supervision, post-effects and encoding follow in the job engine and the
  * runtime. Each step is a span of the observer.
  */
-import type { Envelope } from '../../core/envelope.js';
+import { BROADCAST, type Envelope } from '../../core/envelope.js';
+import { parseCapabilitySelector } from '../../core/verb-name.js';
+import { TARGET_EXTENSION } from '../routing/target.js';
 import { PlexusError, toPlexusError } from '../../core/errors.js';
 import { isTerminalJobState } from '../../core/records/job.js';
 import type { SchemaValidator } from '../../core/schema-validator.js';
@@ -31,6 +33,7 @@ import { validateEnvelopeStep } from './validate-envelope.js';
 import { validateInputStep } from './validate-input.js';
 import { verifySignatureStep } from './verify-signature.js';
 import type { Registry } from '../agents/registry.js';
+import type { DiscoveryPort } from '../agents/capability-discovery.js';
 import type { TargetRoutes } from '../routing/remote.js';
 import { resolveTargets, type Resolution } from '../routing/router.js';
 import { bindTenant } from './tenancy.js';
@@ -39,6 +42,8 @@ import { bindTenant } from './tenancy.js';
 export interface InvokerComponents {
   readonly log: EventLog;
   readonly registry: Registry;
+  /** Asked when a request by capability finds no provider in the registry (MESH-20). */
+  readonly discovery?: DiscoveryPort;
   readonly runner: JobRunner;
   readonly jobs: ProjectionView<JobsState>;
   readonly idempotency: ProjectionView<IdempotencyState>;
@@ -156,6 +161,18 @@ function submittedEvent(
 }
 
 /**
+ * The verb a request looks for by capability — `capability:<verb>` or a broadcast without an
+ * envelope target — or `undefined` when it names an agent or a target.
+ */
+function soughtVerb(request: Envelope): string | undefined {
+  const target = request.extensions?.[TARGET_EXTENSION];
+  if (target !== undefined && target !== null) return undefined;
+  if (request.to === BROADCAST) return request.verb;
+  const selected = parseCapabilitySelector(request.to);
+  return selected === undefined ? undefined : selected.includes('@') ? selected : request.verb;
+}
+
+/**
  * Runs the pipeline up to a recorded, queued job (or a duplicate's earlier job).
  *
  * @throws PlexusError from the step that refused the request.
@@ -176,6 +193,10 @@ export async function accept(
     const checked = bindTenant(validateEnvelopeStep(envelope), context);
     return { request: checked, deadline: resolveTimeout(checked, context, c.now(), c.limits) };
   });
+  // A request by capability (or a broadcast) that no card here serves asks the discovery first.
+  const sought = c.discovery?.active === true ? soughtVerb(request) : undefined;
+  if (sought !== undefined && c.registry.byCapability(sought).length === 0)
+    await c.discovery?.providers(sought, { signal });
   const routed = runStep(observer, 'resolve', attrs, () => resolveTargets(c.registry, request, c.routes));
   // Seed 002 §10: a sunset era is refused here, before its input is even looked at.
   const resolved = runStep(observer, 'era', attrs, () =>

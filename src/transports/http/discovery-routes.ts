@@ -5,6 +5,8 @@
  * - `GET /agents` → `{agents: AgentCard[]}` sorted by id; `?capability=<verb>` keeps the
  *   cards offering that verb, `?origin=local|remote` the cards of that origin (a peer
  *   directory polls `?origin=local` so cards learned from other nodes are not echoed back).
+ *   When no card offers the capability, the node's discovery is asked first (the mesh's DHT,
+ *   bounded by `mesh.discoveryTimeoutMs`), and the cards it found are answered.
  * - `GET /agents/{id}` → the card; 404 `{error: {code: 'NOT_FOUND', message}}` when unknown.
  * - `GET /agents/{id}/capabilities` → `{id, revision, capabilities}`.
  * - `GET /agents/{id}/verbs` → `{id, revision, verbs}`: the verb specs the agent registered
@@ -38,7 +40,9 @@ function idOf(request: FastifyRequest): string {
 export function registerDiscoveryRoutes(app: FastifyInstance, scope: FaceScope): void {
   const { registry } = scope.components.runtime.agents;
 
-  app.get('/agents', DISCOVERY_ROUTE, (request, reply) => {
+  const { discovery } = scope.components.runtime.agents;
+
+  app.get('/agents', DISCOVERY_ROUTE, async (request, reply) => {
     const capability = queryText(request, 'capability');
     const origin = queryText(request, 'origin');
     if (origin !== undefined && origin !== 'local' && origin !== 'remote') {
@@ -50,8 +54,13 @@ export function registerDiscoveryRoutes(app: FastifyInstance, scope: FaceScope):
         },
       );
     }
+    // A capability no card here offers is looked for by the node's discovery (the mesh's DHT).
     let cards: readonly AgentCard[] =
-      capability === undefined ? registry.list() : registry.byCapability(capability);
+      capability === undefined
+        ? registry.list()
+        : origin === 'local'
+          ? registry.byCapability(capability)
+          : await discovery.providers(capability);
     if (origin !== undefined) cards = cards.filter((card) => (card.origin ?? 'local') === origin);
     return reply.send({ agents: cards });
   });

@@ -1,6 +1,7 @@
 /**
- * The mesh of one node (issue 15 items 1–3): its libp2p peer, the gossip topics it serves
- * with their validator and score parameters, capability gossip, bootstrap and known peers.
+ * The mesh of one node (issue 15 items 1–4): its libp2p peer, the gossip topics it serves
+ * with their validator and score parameters, capability gossip, DHT discovery (mesh-dht.ts),
+ * bootstrap and known peers.
  * Made by the mesh face; started once the node listens, stopped with it.
  */
 import { PlexusError, toPlexusError } from '../../core/errors.js';
@@ -19,6 +20,7 @@ import { capabilityGossip, type CapabilityGossip, type CapabilityMessage } from 
 import { gossipValidator, type GossipValidator } from './gossip-validator.js';
 import { readKnownPeers, rememberPeer, writeKnownPeers, type KnownPeer } from './known-peers.js';
 import type { MeshLibp2p } from './mesh-peer.js';
+import { attachMeshDht, type MeshDht } from './mesh-dht.js';
 import { scoreTopic } from './mesh-scoring.js';
 import { CAPABILITIES_PREFIX, capabilitiesTopic, isMeshTopic } from './mesh-topics.js';
 
@@ -36,6 +38,13 @@ export interface MeshOptions {
   readonly ttlMs?: number;
   /** The largest gossip message, bytes. @default 65536 */
   readonly maxMessageBytes?: number;
+  /** The longest DHT lookup of a capability no card offers, ms (MESH-20). @default 2000 */
+  readonly discoveryTimeoutMs?: number;
+  /**
+   * Follow the capability topics of other peers. `false`: this node takes no gossiped cards and
+   * finds remote agents through the DHT only (its own cards are still gossiped). @default true
+   */
+  readonly followCapabilities?: boolean;
 }
 
 /** The defaults of {@link MeshOptions}. */
@@ -44,6 +53,7 @@ export const MESH_DEFAULTS = {
   heartbeatMs: 30_000,
   ttlMs: 300_000,
   maxMessageBytes: 64 * 1024,
+  discoveryTimeoutMs: 2000,
 } as const;
 
 /** The topics the node subscribes to besides capability topics. */
@@ -107,6 +117,7 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
   let known: KnownPeer[] = [];
   let gossip: CapabilityGossip | undefined;
   let validator: GossipValidator | undefined;
+  let dht: MeshDht | undefined;
 
   const track = (work: Promise<unknown>): void => {
     const p = work.catch((error: unknown) => {
@@ -190,7 +201,10 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
     const types = [RUNTIME_EVENTS.agentRegistered, RUNTIME_EVENTS.agentUpdated, RUNTIME_EVENTS.agentRemoved];
     const events = components.log.subscribe(seq, { type: types }, { signal });
     for await (const event of events) {
-      if (event.type.startsWith('agent.')) sendDelta();
+      if (event.type.startsWith('agent.')) {
+        sendDelta();
+        dht?.localChanged();
+      }
     }
   }
 
@@ -247,7 +261,7 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
         for (const { topic, subscribe: on } of event.detail.subscriptions) {
           if (!on || !topic.startsWith(CAPABILITIES_PREFIX)) continue;
           if (topic === capabilitiesTopic(peerId ?? '')) sendFull();
-          else subscribe(topic);
+          else if (options.followCapabilities !== false) subscribe(topic);
         }
       });
       started.addEventListener('peer:identify', (event) => {
@@ -256,6 +270,14 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
         if (addrs.length === 0) return;
         known = rememberPeer(known, { peerId: remote.toString(), addrs });
         saveKnown();
+      });
+      dht = await attachMeshDht({
+        peer: started,
+        key,
+        runtime: components.runtime,
+        gossip,
+        timeoutMs: options.discoveryTimeoutMs ?? MESH_DEFAULTS.discoveryTimeoutMs,
+        logger,
       });
       subscribe(capabilitiesTopic(peerId));
       for (const topic of STATIC_TOPICS) subscribe(topic);
@@ -293,6 +315,8 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
       for (const timer of timers.splice(0)) clearInterval(timer);
       const stopping = peer;
       peer = undefined;
+      await dht?.detach();
+      dht = undefined;
       await Promise.allSettled([...background]);
       await stopping?.stop();
       subscribed.clear();

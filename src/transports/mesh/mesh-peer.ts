@@ -1,6 +1,6 @@
 /**
  * The libp2p peer of a mesh node: TCP, Noise on every connection (D14), Yamux, identify,
- * ping and gossipsub, its identity the node's own Ed25519 key (D2), so its PeerId is the
+ * ping, gossipsub and the Kademlia DHT, its identity the node's own Ed25519 key (D2), so its PeerId is the
  * `peerId` `plexus keys show` prints. Loaded on demand (the stack is large), after the
  * `Promise.withResolvers` polyfill.
  */
@@ -9,17 +9,22 @@ import { noise } from '@chainsafe/libp2p-noise';
 import { generateKeyPairFromSeed } from '@libp2p/crypto/keys';
 import { gossipsub, type GossipSub } from '@libp2p/gossipsub';
 import { identify, type Identify } from '@libp2p/identify';
+import { kadDHT, passthroughMapper, type KadDHT } from '@libp2p/kad-dht';
 import { ping, type Ping } from '@libp2p/ping';
 import { tcp } from '@libp2p/tcp';
 import { yamux } from '@libp2p/yamux';
 import { multiaddr } from '@multiformats/multiaddr';
 import { createLibp2p, type Libp2p } from 'libp2p';
 
+/** The protocol id of the Plexus Kademlia DHT (not the public IPFS one). */
+export const DHT_PROTOCOL = '/plexus/kad/1.0.0';
+
 /** The services of the mesh peer. */
 export interface MeshServices {
   readonly pubsub: GossipSub;
   readonly identify: Identify;
   readonly ping: Ping;
+  readonly dht: KadDHT;
   [key: string]: unknown;
 }
 
@@ -56,6 +61,13 @@ export async function createMeshPeer(init: MeshPeerInit): Promise<MeshLibp2p> {
     services: {
       identify: identify(),
       ping: ping(),
+      // The Plexus DHT (MESH-21): its own protocol id, every node a server, and addresses kept
+      // as announced (the default mapper drops private and loopback ones).
+      dht: kadDHT({
+        protocol: DHT_PROTOCOL,
+        clientMode: false,
+        peerInfoMapper: passthroughMapper,
+      }),
       pubsub: gossipsub({
         allowPublishToZeroTopicPeers: true,
         emitSelf: false,

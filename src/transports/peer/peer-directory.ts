@@ -8,7 +8,8 @@
  *   poll, and cards of peers no longer configured are removed at `start()`.
  * - Cards that are `remote` on the peer are never taken (no loops, no second-hand cards);
  *   a local card with the same id always wins; the first peer (config order) to announce an
- *   id owns it.
+ *   id owns it. A card the mesh brought from the same node (its mesh PeerId is the peer's
+ *   `did`) stays the one entry, without a warning.
  * - A card is written only when it changed, so an idle mesh adds no events to the log.
  * - A peer that cannot be polled is polled less often (the interval doubles per failure up
  *   to `maxIntervalMs`); after `removeAfterFailures` failures in a row its cards are removed,
@@ -23,7 +24,14 @@ import type { Runtime } from '../../runtime/index.js';
 import { isLoopbackHost } from '../../security/auth/index.js';
 import type { SignalOptions } from '../../store/index.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
-import { PEER_AGENTS_PATH, PEER_EXTENSION, normalizePeerUrl, type PeerConfig } from './peer-config.js';
+import { MESH_PEER_EXTENSION } from '../mesh/capability-gossip.js';
+import {
+  PEER_AGENTS_PATH,
+  PEER_EXTENSION,
+  normalizePeerUrl,
+  tryPeerDid,
+  type PeerConfig,
+} from './peer-config.js';
 import type { PeerResolver } from './peer-invoker.js';
 import { realPollTimer, type PollTimer } from './poll-timer.js';
 import { jittered } from './retry.js';
@@ -50,6 +58,17 @@ export interface PeerDirectoryInit {
   readonly logger?: Logger;
   /** The timer of the poll loop. @default realPollTimer() */
   readonly timer?: PollTimer;
+}
+
+/**
+ * True when `card` came from the mesh peer whose identity is `did` (a did:key or PeerId): the
+ * HTTP peer and the mesh peer are one node, and its card is one registry entry.
+ */
+function sameNodeOnMesh(card: AgentCard, did: string | undefined): boolean {
+  const meshPeer = card.extensions?.[MESH_PEER_EXTENSION];
+  if (did === undefined || card.origin !== 'remote' || typeof meshPeer !== 'string') return false;
+  const node = tryPeerDid(did);
+  return node !== undefined && tryPeerDid(meshPeer) === node;
 }
 
 /** What the directory knows about one peer. */
@@ -215,6 +234,8 @@ export function peerDirectory(init: PeerDirectoryInit): PeerDirectory {
       seen.add(id);
       const existing = registry.find(id)?.card;
       if (existing !== undefined && ownerOf(existing) !== url) {
+        // The same node's agent, known through the mesh as well: one entry (MESH-23).
+        if (sameNodeOnMesh(existing, state.config.did)) continue;
         if (!state.warned.has(id)) {
           state.warned.add(id);
           logger.warn(
