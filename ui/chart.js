@@ -7,19 +7,21 @@ const PAD = { left: 48, right: 8, top: 10, bottom: 20 };
 
 /**
  * A chart of `series` ([{name, values: number[] (null = no value), className}]) titled
- * `title`, values formatted by `format`. The figure's text alternative names the last values.
+ * `title`, values formatted by `format`, over `slots` samples, the y axis reaching at least
+ * `floor`. The figure's text alternative names the last values.
  */
-export function lineChart(title, series, format = (v) => v.toFixed(1)) {
+export function lineChart(title, series, format = (v) => v.toFixed(1), { slots = 60, floor = 1 } = {}) {
   const all = series.flatMap((s) => s.values.filter((v) => v !== null && Number.isFinite(v)));
-  const max = Math.max(1e-9, ...all) * 1.1;
-  const n = Math.max(2, ...series.map((s) => s.values.length));
-  const x = (i) => PAD.left + (i * (W - PAD.left - PAD.right)) / (n - 1);
+  const max = Math.max(floor, ...all) * 1.1;
+  const n = Math.max(2, slots, ...series.map((s) => s.values.length));
+  // the newest value at the right edge; older ones to its left
+  const x = (i, length) => PAD.left + ((n - length + i) * (W - PAD.left - PAD.right)) / (n - 1);
   const y = (v) => H - PAD.bottom - (v / max) * (H - PAD.top - PAD.bottom);
   const lines = series.map((s) => {
     let d = '';
     s.values.forEach((v, i) => {
       if (v === null || !Number.isFinite(v)) return;
-      d += `${d === '' || s.values[i - 1] === null ? 'M' : 'L'}${x(i).toFixed(1)},${y(v).toFixed(1)}`;
+      d += `${d === '' || s.values[i - 1] === null ? 'M' : 'L'}${x(i, s.values.length).toFixed(1)},${y(v).toFixed(1)}`;
     });
     return svg('path', { d: d || 'M0,0', class: `line ${s.className ?? ''}`, fill: 'none' });
   });

@@ -74,6 +74,7 @@ export async function render(main, _params, signal) {
           { name: 'p99', values: q(0.99), className: 'second' },
         ],
         (v) => `${v.toFixed(v < 10 ? 1 : 0)} ms`,
+        { slots: KEEP, floor: 1 },
       ),
       lineChart('Errors per second', [{ name: 'errors/s', values: rate('errors'), className: 'bad' }], (v) =>
         v.toFixed(2),
