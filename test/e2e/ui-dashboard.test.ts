@@ -146,6 +146,8 @@ describe('the dashboard in a real browser', () => {
 
   it('runs math.evaluate from its form (keyboard only) and shows 98', async () => {
     await open('run/math.evaluate');
+    // the verb's ui:form hints name the button
+    expect(await page.textContent('form.run button[type=submit]')).toBe('Evaluate');
     const input = page.getByLabel('expression');
     await input.focus();
     await page.keyboard.type('2 * (3 + 4) ^ 2');
