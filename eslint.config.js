@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.plexus/**', 'bin/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.plexus/**', 'bin/**', 'test-results/**'] },
   eslint.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
@@ -42,5 +42,10 @@ export default tseslint.config(
     files: ['**/*.js'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { ...globals.node } },
+  },
+  {
+    // the dashboard (served at /ui/): plain ES modules run by the browser
+    files: ['ui/**/*.js'],
+    languageOptions: { globals: { ...globals.browser } },
   },
 );

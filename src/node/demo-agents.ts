@@ -17,7 +17,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JsonObject, JsonValue } from '../core/json.js';
 import type { AgentCapability } from '../core/records/agent-card.js';
-import type { VerbSpec } from '../core/records/verb-spec.js';
+import type { ProjectionHints, VerbSpec } from '../core/records/verb-spec.js';
 import { abortError, defineAgent, type AgentDefinition, type VerbHandler } from '../runtime/index.js';
 import { evaluateExpression, MAX_EXPRESSION_LENGTH } from './demo/math-expression.js';
 import { checkedInput, withEsrpInput } from './demo/esrp-input.js';
@@ -70,8 +70,14 @@ export const DEMO_VERBS: readonly DemoVerbInfo[] = [
  * resource and writes nothing; `demo.slow` only reports progress on its own job) and needs
  * the scope `<namespace>:read` (`math:read` for `math.evaluate`).
  */
-function spec(name: string, capability: AgentCapability, description: string): VerbSpec {
+function spec(
+  name: string,
+  capability: AgentCapability,
+  description: string,
+  projection?: ProjectionHints,
+): VerbSpec {
   return {
+    ...(projection === undefined ? {} : { projection }),
     name,
     version: 1,
     status: 'stable',
@@ -95,6 +101,7 @@ function agent(
   description: string,
   plain: AgentCapability,
   handler: VerbHandler,
+  projection?: ProjectionHints,
 ): AgentDefinition {
   const capability: AgentCapability = { ...plain, input: withEsrpInput(plain.input) };
   const run: VerbHandler = (input, context) => handler(checkedInput(input, plain.input), context);
@@ -108,7 +115,7 @@ function agent(
       capabilities: [capability],
       protocols: ['esrp', 'emergence', 'jsonrpc'],
     },
-    verbs: [spec(capability.verb, capability, capability.description ?? description)],
+    verbs: [spec(capability.verb, capability, capability.description ?? description, projection)],
     create: () => ({ [capability.verb]: run }),
   });
 }
@@ -196,6 +203,8 @@ export function calculatorAgent(): AgentDefinition {
       const { expression } = input as { expression: string };
       return { expression, value: evaluateExpression(expression) };
     },
+    // the dashboard's form (docs/observability.md "Run a verb")
+    { 'ui:form': { fields: ['expression'], submit: 'Evaluate' } },
   );
 }
 
@@ -243,6 +252,11 @@ export function slowAgent(): AgentDefinition {
         context.progress({ step, of: steps, percent: Math.floor((step * 100) / steps) });
       }
       return { seconds, steps, completed: true };
+    },
+    // the dashboard shows each progress event as it comes
+    {
+      'ui:form': { fields: ['seconds', 'steps'], submit: 'Start' },
+      'ui:stream': { type: 'sse', events: ['progress'] },
     },
   );
 }

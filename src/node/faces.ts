@@ -17,13 +17,15 @@ import { mcpBridgeFace } from '../transports/mcp-bridge/mcp-bridge-face.js';
 import { meshFace } from '../transports/mesh/mesh-face.js';
 import { metricsFace } from '../transports/metrics/metrics-face.js';
 import { wsJsonRpcFace } from '../transports/ws-jsonrpc/ws-jsonrpc-face.js';
+import { uiFace } from '../transports/ui/ui-face.js';
 import type { NodeInit } from './node-init.js';
 
 /**
  * The default faces of a node with `init`: health, ESRP, Emergence (HELLOs expire after
  * `helloTtlMs`), discovery, the peer route (admitting `trustedPeers` and the `did` of each of
  * `peers`), the 402 payment routes when `payments` is set, WebSocket JSON-RPC, MCP (`/mcp`),
- * A2A (agent cards, JSON-RPC at `/a2a`) and the metrics (`/metrics`, open when `metrics.public`).
+ * A2A (agent cards, JSON-RPC at `/a2a`), the metrics (`/metrics`, open when `metrics.public`)
+ * and the dashboard (`/ui/`).
  *
  * @example
  * createNode({ ...init, faces: [...defaultFaces(init), myFace()] });
@@ -63,5 +65,6 @@ export function defaultFaces(init: NodeInit = {}): readonly FaceFactory[] {
         ]
       : []),
     metricsFace({ public: init.metrics?.public === true }),
+    uiFace(),
   ];
 }

@@ -68,10 +68,11 @@ describe('npm pack, installed into an empty project', () => {
       expect(files).toEqual(
         expect.arrayContaining(['bin/plexus.js', 'dist/sdk/index.js', 'dist/index.js', 'package.json']),
       );
-      expect(files.filter((f) => !f.startsWith('dist/') && !f.startsWith('bin/')).sort()).toEqual([
-        'README.md',
-        'package.json',
-      ]);
+      expect(
+        files.filter((f) => !f.startsWith('dist/') && !f.startsWith('bin/') && !f.startsWith('ui/')).sort(),
+      ).toEqual(['README.md', 'package.json']);
+      // the dashboard's hand-written files (served at /ui/): no build step, no CDN
+      expect(files).toEqual(expect.arrayContaining(['ui/index.html', 'ui/app.js', 'ui/app.css']));
       const tarball = join(work, info.filename);
       step('npm pack');
 
@@ -90,7 +91,7 @@ describe('npm pack, installed into an empty project', () => {
       npm(['ci', '--ignore-scripts'], project);
       step('npm ci');
       const installed = join(project, 'node_modules', 'plexus');
-      expect(readdirSync(installed).sort()).toEqual(['README.md', 'bin', 'dist', 'package.json']);
+      expect(readdirSync(installed).sort()).toEqual(['README.md', 'bin', 'dist', 'package.json', 'ui']);
 
       // the published types: the root is the small API, and the @internal re-exports of the
       // layers are stripped from their subpaths' types (docs/decisions/api.md API-3)
@@ -144,6 +145,10 @@ describe('npm pack, installed into an empty project', () => {
         const answer = await post(`${url}/v1/execute`, esrpRequest('packed.hello', { name: 'pack' }));
         expect(answer.status).toBe(200);
         expect(resultOf(answer.body)).toEqual({ text: 'hello, pack', root: 'function' });
+        // the installed package serves its dashboard
+        const page = await fetch(`${url}/ui/app.js`);
+        expect(page.status).toBe(200);
+        expect(await page.text()).toContain('hashchange');
       } finally {
         // npx and the node it runs: their own process group, started here
         if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGTERM');

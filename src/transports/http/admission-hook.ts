@@ -18,14 +18,16 @@ import { faceOfRequest } from './faces.js';
 import { sendErrorForUrl } from './framework-errors.js';
 
 /**
- * Routes whose requests take no slot: the health probes, job event streams (SSE) and the
- * metrics scrape (an overloaded node must still be seen: docs/decisions/observability.md OBS-5).
+ * Routes whose requests take no slot: the health probes, job event streams (SSE: a job's, and
+ * the dashboard's feed of every job, OBS-43) and the metrics scrape (an overloaded node must
+ * still be seen: docs/decisions/observability.md OBS-5).
  */
 const UNCOUNTED_ROUTES: ReadonlySet<string> = new Set([
   '/healthz',
   '/readyz',
   '/v1/jobs/:id/events',
   '/metrics',
+  '/ui/api/jobs/events',
 ]);
 
 interface HeldSlot {
