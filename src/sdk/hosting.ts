@@ -58,6 +58,7 @@ function contextOf(def: SomeVerbDefinition, h: HandlerContext, c: HostingCompone
       h.progress(data);
     },
     read: (resource, query) => h.read(resource, query),
+    requestInput: (prompt, options) => h.requestInput(prompt, options),
     emit: (type, data) => {
       if (typeof type !== 'string' || !type.startsWith(`${namespace}.`)) {
         return Promise.reject(
