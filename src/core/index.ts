@@ -184,6 +184,7 @@ export {
   isJobState,
   isTerminalJobState,
   type Job,
+  type JobInputRequest,
   JOB_ARTIFACT_SCHEMA,
   JOB_SCHEMA,
   JOB_STATE_TO_ESRP,

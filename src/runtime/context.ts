@@ -123,6 +123,15 @@ export interface HandlerContext {
    * @example ctx.telemetry({ llm: { model: 'claude-opus-4-5', inputTokens: 1234, outputTokens: 567 } });
    */
   telemetry(report: HandlerTelemetry): void;
+  /**
+   * Asks the caller for more input (A2A `INPUT_REQUIRED`): resolves with the caller's answer
+   * (checked against `options.schema`). The first time, the job pauses durably instead — the
+   * handler's run ends here (do not catch what this throws) — and when the caller answers,
+   * the handler runs again from the start with the answers given so far replayed in order.
+   * So do before it only what may be done twice. Local handlers only; a broadcast fails.
+   * @throws PlexusError `INVALID_PARAMS` for an empty or over-long prompt.
+   */
+  requestInput(prompt: string, options?: { readonly schema?: JsonValue }): Promise<JsonValue>;
 }
 
 /** What a handler reports through {@link HandlerContext.telemetry}. */

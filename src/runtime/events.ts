@@ -33,6 +33,10 @@ export const RUNTIME_EVENTS = {
   jobRetried: 'job.retried',
   /** A running job reported progress. */
   jobProgress: 'job.progress',
+  /** A running job's handler asked its caller for input (INPUT_REQUIRED). */
+  jobInputRequired: 'job.input_required',
+  /** The caller answered a job waiting for input; the job runs again (WORKING). */
+  jobInputProvided: 'job.input_provided',
   /** A job finished with outputs (COMPLETED). */
   jobCompleted: 'job.completed',
   /** A job finished with an error (FAILED). */
@@ -141,6 +145,28 @@ export interface JobProgressData {
   readonly progress: JsonValue;
 }
 
+/** Data of `job.input_required`. */
+export interface JobInputRequiredData {
+  readonly id: string;
+  /** What to answer, for a person. */
+  readonly prompt: string;
+  /** JSON Schema the answer must match, when the handler gave one. */
+  readonly schema?: JsonValue;
+  /** Which request of the job this is: 0 for its first `requestInput`. */
+  readonly index: number;
+}
+
+/** Data of `job.input_provided`. */
+export interface JobInputProvidedData {
+  readonly id: string;
+  /** The answer (checked against the request's schema). */
+  readonly input: JsonValue;
+  /** Which request it answers (the `index` of the `job.input_required` before it). */
+  readonly index: number;
+  /** The principal that answered, when known. */
+  readonly principal?: string;
+}
+
 /** Data of `job.completed`. */
 export interface JobCompletedData {
   readonly id: string;
@@ -172,6 +198,8 @@ declare module '../store/event-map.js' {
     'job.started': JobStartedData;
     'job.retried': JobStartedData;
     'job.progress': JobProgressData;
+    'job.input_required': JobInputRequiredData;
+    'job.input_provided': JobInputProvidedData;
     'job.completed': JobCompletedData;
     'job.failed': JobErrorData;
     'job.canceled': JobErrorData;
@@ -186,6 +214,8 @@ export const JOB_EVENT_TYPES = [
   RUNTIME_EVENTS.jobStarted,
   RUNTIME_EVENTS.jobRetried,
   RUNTIME_EVENTS.jobProgress,
+  RUNTIME_EVENTS.jobInputRequired,
+  RUNTIME_EVENTS.jobInputProvided,
   RUNTIME_EVENTS.jobCompleted,
   RUNTIME_EVENTS.jobFailed,
   RUNTIME_EVENTS.jobCanceled,
@@ -213,6 +243,9 @@ export const ESRP_JOB_EVENT_NAMES: Readonly<Record<JobEventType, EsrpJobEventNam
   'job.started': 'job_started',
   'job.retried': 'job_started',
   'job.progress': 'job_progress',
+  // ESRP has no event of its own for these (D5): a job waiting for input is still `started`
+  'job.input_required': 'job_progress',
+  'job.input_provided': 'job_progress',
   'job.completed': 'job_succeeded',
   'job.failed': 'job_failed',
   'job.canceled': 'job_cancelled',

@@ -185,7 +185,7 @@ export {
   type DiscoveryPort,
   type DiscoveryPortInit,
 } from './agents/capability-discovery.js';
-export type { CancelOptions, RuntimeJobs } from './jobs/runtime-jobs.js';
+export type { CancelOptions, ProvideInputOptions, RuntimeJobs, WaitOptions } from './jobs/runtime-jobs.js';
 export type {
   Invocation,
   Runtime,
@@ -349,6 +349,8 @@ export {
 } from './jobs/active-job.js';
 /** @internal */
 export { createJobRunner, type JobRunner, type JobRunnerComponents } from './jobs/job-runner.js';
+/** The handler's `ctx.requestInput`: a job waiting for its caller's input (INPUT_REQUIRED). */
+export { InputRequired, MAX_INPUT_PROMPT_LENGTH, type RequestInputOptions } from './jobs/input-request.js';
 /** @internal */
 export { authenticateStep, authorizeStep } from './pipeline/authorize.js';
 /** @internal */

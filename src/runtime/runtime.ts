@@ -6,6 +6,7 @@
 import type { AgentOfferings } from './agents/agent-offerings.js';
 import type { Envelope } from '../core/envelope.js';
 import { PlexusError, toPlexusError } from '../core/errors.js';
+import { assertRecordable } from '../core/recordable.js';
 import type { AgentCard } from '../core/records/agent-card.js';
 import { isTerminalJobState, type Job } from '../core/records/job.js';
 import { schemaValidator } from '../core/schema-validator.js';
@@ -326,7 +327,8 @@ export function createRuntime(init: RuntimeInit): Runtime {
         // Queued deliveries (queue-for-sync) outlive the node: left unfinished in the log, they
         // are run again at the next start. Everything else is cancelled.
         for (const [id, job] of [...runner.active]) {
-          if (isSyncDelivery(job.request) && job.mode === 'async') {
+          // jobs waiting for input wait on in the log: the next start holds them again
+          if ((isSyncDelivery(job.request) && job.mode === 'async') || job.state === 'INPUT_REQUIRED') {
             runner.release(id, 'the node is stopping');
           } else runner.cancel(id, 'the node is stopping');
         }
@@ -387,10 +389,27 @@ export function createRuntime(init: RuntimeInit): Runtime {
       const entry = await entryOf(id, options);
       if (isTerminalJobState(entry.job.state)) return entry.job;
       const active = runner.active.get(id);
-      if (active !== undefined)
+      // a job's wait for input is recorded before `waiting` is set (and its waiters woken)
+      const waits = options.orInputRequired === true && active?.waiting !== undefined;
+      if (active !== undefined && !waits) {
+        const ends =
+          options.orInputRequired === true ? Promise.race([active.done, active.nextPause()]) : active.done;
         await (options.signal === undefined
-          ? active.done
-          : raceAbort(active.done, options.signal, `waiting for job ${id}`));
+          ? ends
+          : raceAbort(ends, options.signal, `waiting for job ${id}`));
+      }
+      return (await entryOf(id, options)).job;
+    },
+
+    async provideInput(id, input, options = {}): Promise<Job> {
+      const entry = await entryOf(id, options);
+      if (entry.job.state !== 'INPUT_REQUIRED') {
+        throw new PlexusError('CONFLICT', `job ${id} is ${entry.job.state}, not waiting for input`, {
+          details: { job: id, state: entry.job.state },
+        });
+      }
+      assertRecordable(input);
+      await runner.provideInput(id, input, options.principal);
       return (await entryOf(id, options)).job;
     },
 
@@ -471,10 +490,12 @@ export function createRuntime(init: RuntimeInit): Runtime {
       const { job } = accepted;
       const mine = accepted.kind === 'new';
       let outcome: JobOutcome;
+      // a job that waits for input answers now with its state (it waits on, durably)
+      const answered = Promise.race([job.done, job.nextPause()]);
       try {
         outcome = await (options.signal === undefined
-          ? job.done
-          : raceAbort(job.done, signal, 'the request'));
+          ? answered
+          : raceAbort(answered, signal, 'the request'));
       } catch (error) {
         if (!mine) {
           const stop: JobOutcome = { state: 'CANCELED', error: toPlexusError(error), agent: nodeId };

@@ -61,6 +61,7 @@ function contextOf(def: SomeVerbDefinition, h: HandlerContext, c: HostingCompone
     telemetry: (report) => {
       h.telemetry(report);
     },
+    requestInput: (prompt, options) => h.requestInput(prompt, options),
     emit: (type, data) => {
       if (typeof type !== 'string' || !type.startsWith(`${namespace}.`)) {
         return Promise.reject(

@@ -51,7 +51,7 @@ export {
   parseJob,
   validateJob,
 } from './job.js';
-export type { EsrpJobStatus, Job, JobArtifact, JobState, JobTiming } from './job.js';
+export type { EsrpJobStatus, Job, JobArtifact, JobInputRequest, JobState, JobTiming } from './job.js';
 export { normalizeProjection, normalizeProjectionWithProblems } from './projection.js';
 export {
   ANY_SCHEMA_SCHEMA,

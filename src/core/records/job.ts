@@ -144,6 +144,17 @@ export interface JobArtifact {
   readonly uri?: string;
 }
 
+/**
+ * What a job in INPUT_REQUIRED asks its caller for: the handler's `ctx.requestInput(prompt,
+ * {schema})` (docs/decisions/runtime.md). The next input is checked against `schema`.
+ */
+export interface JobInputRequest {
+  /** What to answer, for a person. */
+  readonly prompt: string;
+  /** JSON Schema the answer must match, when the handler gave one. */
+  readonly schema?: JsonValue;
+}
+
 /** One invocation. */
 export interface Job {
   /** Job id. */
@@ -174,6 +185,8 @@ export interface Job {
   readonly correlationId?: string;
   /** The request envelope's `sessionId` (an A2A task's `contextId`), when it had one. */
   readonly sessionId?: string;
+  /** What the job waits for, exactly while it is INPUT_REQUIRED. */
+  readonly input?: JobInputRequest;
 }
 
 /** JSON Schema of {@link JobTiming}. */
@@ -229,6 +242,12 @@ export const JOB_SCHEMA = {
     tenantId: NON_EMPTY_STRING_SCHEMA,
     correlationId: NON_EMPTY_STRING_SCHEMA,
     sessionId: NON_EMPTY_STRING_SCHEMA,
+    input: {
+      type: 'object',
+      required: ['prompt'],
+      additionalProperties: false,
+      properties: { prompt: { type: 'string' }, schema: true },
+    },
   },
 } as const;
 
@@ -300,6 +319,15 @@ export function validateJob(value: unknown): Problem[] {
     checkOrder(timing, 'startedAt', 'finishedAt', problems);
     checkOrder(timing, 'createdAt', 'finishedAt', problems);
     checkOrder(timing, 'createdAt', 'updatedAt', problems);
+  }
+  if ((state === 'INPUT_REQUIRED') !== (job['input'] !== undefined)) {
+    problems.push({
+      pointer: '/input',
+      message:
+        state === 'INPUT_REQUIRED'
+          ? 'missing required property "input", required when state is INPUT_REQUIRED'
+          : `must be absent while the job is ${state}`,
+    });
   }
   if (state === 'SUBMITTED' && typeof job['attempts'] === 'number' && job['attempts'] !== 0) {
     problems.push({ pointer: '/attempts', message: 'must be 0 while the job is SUBMITTED' });

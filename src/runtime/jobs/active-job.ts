@@ -13,7 +13,7 @@
 import type { Envelope } from '../../core/envelope.js';
 import type { PlexusError } from '../../core/errors.js';
 import type { JsonValue } from '../../core/json.js';
-import type { Job, JobState } from '../../core/records/job.js';
+import type { Job, JobInputRequest, JobState } from '../../core/records/job.js';
 import type { EventInput } from '../../store/event-log.js';
 import type { EventMap } from '../../store/event-map.js';
 import type { JobEventType } from '../events.js';
@@ -46,12 +46,23 @@ export interface ActiveJob {
   readonly key: string;
   readonly payloadHash: string;
   readonly timeoutMs: number;
-  readonly deadlineAt: number;
+  /** Unix ms; moved on when a job that waited for input runs again (the wait does not count). */
+  deadlineAt: number;
   readonly resolution: Resolution;
   state: JobState;
   attempts: number;
   /** The invocation's span, when the job was accepted on this run of the node (its steps are its children). */
   trace?: ObserverSpan;
+  /** The caller's answers to the handler's `requestInput`, in order (replayed on each run). */
+  inputs: JsonValue[];
+  /** Once its wait for input is recorded: what is asked, and the deadline time left at the pause. */
+  waiting?: { readonly request: JobInputRequest; readonly index: number; readonly leftMs: number };
+  /** True when the next dispatch continues after an answer (no `job.started`, no new attempt). */
+  resumed: boolean;
+  /** Resolves at the job's next pause for input (with the recorded job), or never. */
+  nextPause(): Promise<JobOutcome>;
+  /** Wakes {@link ActiveJob.nextPause} waiters. */
+  paused(outcome: JobOutcome): void;
   /** Why the job is run again (recovery), written in `job.retried`. */
   retryReason?: string;
   readonly controller: AbortController;
@@ -97,6 +108,8 @@ export interface ActiveJobInit {
   readonly state?: JobState;
   /** @default 0 */
   readonly attempts?: number;
+  /** @default [] */
+  readonly inputs?: readonly JsonValue[];
 }
 
 /** Creates an {@link ActiveJob} (not yet registered, not yet accepted). */
@@ -144,10 +157,14 @@ class EngineJob implements ActiveJob {
   readonly key: string;
   readonly payloadHash: string;
   readonly timeoutMs: number;
-  readonly deadlineAt: number;
+  deadlineAt: number;
   readonly resolution: Resolution;
   state: JobState;
   attempts: number;
+  inputs: JsonValue[];
+  declare waiting?: { readonly request: JobInputRequest; readonly index: number; readonly leftMs: number };
+  resumed = false;
+  #pauseWaiters: ((outcome: JobOutcome) => void)[] | undefined;
   declare retryReason?: string;
   accepted = false;
   held: EventInput[] | undefined = undefined;
@@ -174,6 +191,7 @@ class EngineJob implements ActiveJob {
     this.resolution = init.resolution;
     this.state = init.state ?? 'SUBMITTED';
     this.attempts = init.attempts ?? 0;
+    this.inputs = [...(init.inputs ?? [])];
     this.done = new Promise<JobOutcome>((resolve) => {
       this.#settle = resolve;
     });
@@ -203,6 +221,19 @@ class EngineJob implements ActiveJob {
 
   settle(outcome: JobOutcome): void {
     this.#settle(outcome);
+    this.#pauseWaiters = undefined;
+  }
+
+  nextPause(): Promise<JobOutcome> {
+    return new Promise((resolve) => {
+      (this.#pauseWaiters ??= []).push(resolve);
+    });
+  }
+
+  paused(outcome: JobOutcome): void {
+    const waiters = this.#pauseWaiters;
+    this.#pauseWaiters = undefined;
+    for (const wake of waiters ?? []) wake(outcome);
   }
 }
 

@@ -20,7 +20,16 @@ import {
   type ExecutorComponents,
   type ExecutedJob,
 } from '../pipeline/executor.js';
-import { RUNTIME_EVENTS, type JobStartedData, type RouteKind } from '../events.js';
+import {
+  RUNTIME_EVENTS,
+  type JobInputProvidedData,
+  type JobInputRequiredData,
+  type JobStartedData,
+  type RouteKind,
+} from '../events.js';
+import type { JsonValue } from '../../core/json.js';
+import { problemsDetails, summarizeProblems, type JsonSchema } from '../../core/schema-validator.js';
+import type { InputRequired } from './input-request.js';
 import type { IdempotencyState } from '../pipeline/idempotency.js';
 import type { JobsState } from './jobs-projection.js';
 import type { Observer, ObserverSpanOptions } from '../observer.js';
@@ -81,7 +90,20 @@ export interface JobRunner {
    * False when the engine does not hold it.
    */
   release(id: string, reason: string): boolean;
-  /** Resolves when no job is held. */
+  /**
+   * Answers a job waiting for input (INPUT_REQUIRED): records `job.input_provided` and runs
+   * the job again, its handler replaying every answer so far. Resolves once the answer is
+   * recorded.
+   * @throws PlexusError `CONFLICT` when the job is not waiting for input; `INVALID_PARAMS` when
+   *   the answer does not match the requested schema; the log's errors.
+   */
+  provideInput(id: string, input: JsonValue, principal?: string): Promise<void>;
+  /**
+   * Holds a job recovered in INPUT_REQUIRED (after a restart) until its caller answers; its
+   * deadline is armed only when it runs again.
+   */
+  hold(job: ActiveJob): void;
+  /** Resolves when no job is held other than jobs waiting for input (those wait durably). */
   idle(): Promise<void>;
   /** Starts (true) or stops (false) dispatching queued jobs; stopping leaves them SUBMITTED. */
   dispatching(on: boolean): void;
@@ -96,6 +118,11 @@ const TERMINAL_ERROR_EVENT: Readonly<
   CANCELED: RUNTIME_EVENTS.jobCanceled,
   REJECTED: RUNTIME_EVENTS.jobRejected,
 };
+
+/** The job's state now (read after an await, where another path may have moved it). */
+function inState(job: ActiveJob, state: JobState): boolean {
+  return job.state === state;
+}
 
 /** Creates the job engine. */
 export function createJobRunner(components: JobRunnerComponents): JobRunner {
@@ -150,13 +177,84 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
     }
   };
 
+  /** True when every held job waits for input (those outlive a stop: they are durable). */
+  const quiet = (): boolean => {
+    for (const job of active.values()) if (job.state !== 'INPUT_REQUIRED') return false;
+    return true;
+  };
+
+  const wakeIdle = (): void => {
+    if (idleWaiters.size === 0 || !quiet()) return;
+    for (const wake of idleWaiters) wake();
+    idleWaiters.clear();
+  };
+
   const forget = (job: ActiveJob): void => {
     active.delete(job.id);
     if (keys.get(job.key) === job) keys.delete(job.key);
-    if (active.size === 0) {
-      for (const wake of idleWaiters) wake();
-      idleWaiters.clear();
+    wakeIdle();
+  };
+
+  /** Starts the job's deadline timer (at `deadlineAt`). */
+  const arm = (job: ActiveJob): void => {
+    const timeout = (): void => {
+      const error = new PlexusError(
+        'TIMEOUT',
+        `job ${job.id} (${job.request.verb}) did not finish within its ${job.timeoutMs} ms deadline`,
+        { details: { job: job.id, timeoutMs: job.timeoutMs } },
+      );
+      jobAbort(job).abort(error);
+      finish(job, { state: 'FAILED', error, agent: components.nodeId });
+    };
+    job.timer = setTimeout(timeout, Math.max(0, job.deadlineAt - now()));
+    job.timer.unref();
+  };
+
+  /**
+   * The handler asked for input: the job leaves its running slot and its deadline stops
+   * (the time left is kept); `job.input_required` is recorded (with any held events), then
+   * synchronous callers waiting on the job are answered with its recorded state.
+   */
+  const pause = async (job: ActiveJob, input: InputRequired, agent: string, error: PlexusError) => {
+    job.state = 'INPUT_REQUIRED';
+    if (job.timer !== undefined) clearTimeout(job.timer);
+    const leftMs = Math.max(0, job.deadlineAt - now());
+    if (job.dispatched) running--;
+    job.dispatched = false;
+    pump();
+    wakeIdle();
+    const data: { -readonly [K in keyof JobInputRequiredData]?: JobInputRequiredData[K] } = {
+      id: job.id,
+      index: input.index,
+      prompt: input.request.prompt,
+    };
+    if (input.request.schema !== undefined) data.schema = input.request.schema;
+    try {
+      await persist(job, [jobEvent(job, RUNTIME_EVENTS.jobInputRequired, data as JobInputRequiredData)]);
+    } catch (cause) {
+      // not recorded: the job cannot wait durably, so it fails (and frees its key)
+      if (!inState(job, 'INPUT_REQUIRED')) return;
+      finish(job, {
+        state: 'FAILED',
+        agent,
+        error: new PlexusError(
+          'UNAVAILABLE',
+          `job ${job.id} could not record its wait for input: ${toPlexusError(cause).message}`,
+          { cause },
+        ),
+      });
+      return;
     }
+    if (!inState(job, 'INPUT_REQUIRED')) return; // cancelled meanwhile
+    // set once recorded: only then may it be answered (and waiters read it from the projection)
+    job.waiting = { request: input.request, index: input.index, leftMs };
+    const recorded = components.jobs.state().get(job.id)?.job;
+    job.paused({
+      state: 'INPUT_REQUIRED',
+      agent,
+      error,
+      ...(recorded === undefined ? {} : { job: recorded }),
+    });
   };
 
   const record = async (job: ActiveJob, outcome: JobOutcome): Promise<void> => {
@@ -277,32 +375,37 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
         : targets[0]?.card.origin === 'remote'
           ? 'remote'
           : 'local';
-    const retry = job.state === 'WORKING';
-    job.state = 'WORKING';
-    job.attempts++;
-    // Keys inserted in RFC 8785 order, so the log's canonical form needs no sorted copy.
-    const started: { -readonly [K in keyof JobStartedData]?: JobStartedData[K] } = {
-      agents: targets.map((t) => t.card.id),
-      at: new Date().toISOString(),
-      attempt: job.attempts,
-      id: job.id,
-    };
-    if (retry) started.reason = job.retryReason ?? 'the job is run again';
-    started.route = route;
-    write(
-      job,
-      jobEvent(
+    if (job.resumed) {
+      job.resumed = false; // `job.input_provided` already moved it to WORKING
+    } else {
+      const retry = job.state === 'WORKING';
+      job.state = 'WORKING';
+      job.attempts++;
+      // Keys inserted in RFC 8785 order, so the log's canonical form needs no sorted copy.
+      const started: { -readonly [K in keyof JobStartedData]?: JobStartedData[K] } = {
+        agents: targets.map((t) => t.card.id),
+        at: new Date().toISOString(),
+        attempt: job.attempts,
+        id: job.id,
+      };
+      if (retry) started.reason = job.retryReason ?? 'the job is run again';
+      started.route = route;
+      write(
         job,
-        retry ? RUNTIME_EVENTS.jobRetried : RUNTIME_EVENTS.jobStarted,
-        started as JobStartedData, // every required key is set above
-      ),
-    );
+        jobEvent(
+          job,
+          retry ? RUNTIME_EVENTS.jobRetried : RUNTIME_EVENTS.jobStarted,
+          started as JobStartedData, // every required key is set above
+        ),
+      );
+    }
     const executed: { -readonly [K in keyof ExecutedJob]: ExecutedJob[K] } = {
       id: job.id,
       request: job.request,
       principal: job.principal,
       deadlineAt: job.deadlineAt,
       attempt: job.attempts,
+      inputs: job.inputs,
       progress: (data) => {
         if (job.state !== 'WORKING') return;
         const event = jobEvent(job, RUNTIME_EVENTS.jobProgress, { id: job.id, progress: data });
@@ -338,6 +441,9 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
     if (route === 'broadcast') {
       span.end();
       finish(job, { state: 'COMPLETED', outputs: broadcastOutputs(results), agent: components.nodeId });
+    } else if (first?.ok === false && first.input !== undefined && job.state === 'WORKING') {
+      span.end();
+      await pause(job, first.input, first.agent, first.error);
     } else if (first?.ok === true) {
       span.end();
       finish(job, { state: 'COMPLETED', outputs: first.data, agent: first.agent });
@@ -368,17 +474,55 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
       keys.set(job.key, job);
     },
     enqueue(job) {
-      const timeout = (): void => {
-        const error = new PlexusError(
-          'TIMEOUT',
-          `job ${job.id} (${job.request.verb}) did not finish within its ${job.timeoutMs} ms deadline`,
-          { details: { job: job.id, timeoutMs: job.timeoutMs } },
+      arm(job);
+      queue.push(job);
+      pump();
+    },
+    hold(job) {
+      active.set(job.id, job);
+      keys.set(job.key, job);
+    },
+    async provideInput(id, input, principal) {
+      const job = active.get(id);
+      const waiting = job?.waiting;
+      if (job === undefined || job.state !== 'INPUT_REQUIRED' || waiting === undefined) {
+        throw new PlexusError(
+          'CONFLICT',
+          `job ${id} is ${job?.state ?? 'not running'} here, not waiting for input`,
+          { details: { job: id, ...(job === undefined ? {} : { state: job.state }) } },
         );
-        jobAbort(job).abort(error);
-        finish(job, { state: 'FAILED', error, agent: components.nodeId });
+      }
+      const { schema } = waiting.request;
+      if (schema !== undefined) {
+        const problems = components.executor.validator.validate(schema as JsonSchema, input);
+        if (problems.length > 0) {
+          throw new PlexusError(
+            'INVALID_PARAMS',
+            `the answer to job ${id} does not match the schema it asked for: ${summarizeProblems(problems)}`,
+            { details: { job: id, ...problemsDetails(problems) } },
+          );
+        }
+      }
+      // taken now, so a second answer racing this one is refused
+      job.state = 'WORKING';
+      const data: { -readonly [K in keyof JobInputProvidedData]?: JobInputProvidedData[K] } = {
+        id,
+        index: waiting.index,
+        input,
       };
-      job.timer = setTimeout(timeout, Math.max(0, job.deadlineAt - now()));
-      job.timer.unref();
+      if (principal !== undefined) data.principal = principal;
+      try {
+        await persist(job, [jobEvent(job, RUNTIME_EVENTS.jobInputProvided, data as JobInputProvidedData)]);
+      } catch (error) {
+        if (inState(job, 'WORKING')) job.state = 'INPUT_REQUIRED';
+        throw toPlexusError(error);
+      }
+      if (!inState(job, 'WORKING')) return; // cancelled meanwhile
+      delete job.waiting; // rare: a job answered after a wait
+      job.inputs.push(input);
+      job.resumed = true;
+      job.deadlineAt = now() + waiting.leftMs;
+      arm(job);
       queue.push(job);
       pump();
     },
@@ -417,7 +561,7 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
       if (on) pump();
     },
     idle() {
-      if (active.size === 0) return Promise.resolve();
+      if (quiet()) return Promise.resolve();
       return new Promise((resolve) => idleWaiters.add(resolve));
     },
     emit,

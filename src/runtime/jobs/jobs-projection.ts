@@ -35,6 +35,11 @@ export interface JobEntry {
   readonly agents?: readonly string[];
   /** The request; kept only while the job is not finished (recovery runs it again). */
   readonly request?: Envelope;
+  /**
+   * The answers its caller gave to the handler's `requestInput`, in order; kept only while
+   * the job is not finished (a resumed or recovered job replays them to its handler).
+   */
+  readonly inputs?: readonly JsonValue[];
 }
 
 /** The jobs state: job id → entry. */
@@ -158,13 +163,15 @@ function moved(
   started?: JobStartedData,
 ): JobEntry {
   const timing = { ...entry.job.timing, updatedAt: event.time };
-  if (to === 'WORKING' && timing.startedAt === undefined) {
+  if ((to === 'WORKING' || to === 'INPUT_REQUIRED') && timing.startedAt === undefined) {
     timing.startedAt = claimed((event.data as { at?: unknown } | null)?.at, timing.createdAt, event.time);
   }
   const terminal = isTerminalJobState(to);
   if (terminal) timing.finishedAt = event.time;
+  const job: Mutable<Job> = { ...entry.job, ...patch, state: to, timing };
+  if (to !== 'INPUT_REQUIRED' && job.input !== undefined) delete job.input; // rare: after an answer
   const next: Mutable<JobEntry> = {
-    job: { ...entry.job, ...patch, state: to, timing },
+    job,
     mode: entry.mode,
     to: entry.to,
     timeoutMs: entry.timeoutMs,
@@ -179,6 +186,7 @@ function moved(
   if (route !== undefined) next.route = route;
   if (agents !== undefined) next.agents = agents;
   if (!terminal && entry.request !== undefined) next.request = entry.request;
+  if (!terminal && entry.inputs !== undefined) next.inputs = entry.inputs;
   return next;
 }
 
@@ -225,6 +233,20 @@ function applyWithRetention(state: JobsState, event: Event, retain: number): Job
         job: { ...entry.job, timing: { ...entry.job.timing, updatedAt: event.time } },
         lastSeq: event.seq,
       });
+      return state;
+    }
+    case RUNTIME_EVENTS.jobInputRequired: {
+      const d = eventOf(event, RUNTIME_EVENTS.jobInputRequired)?.data;
+      if (d === undefined || typeof d.prompt !== 'string') return state;
+      return go('INPUT_REQUIRED', {
+        input: d.schema === undefined ? { prompt: d.prompt } : { prompt: d.prompt, schema: d.schema },
+      });
+    }
+    case RUNTIME_EVENTS.jobInputProvided: {
+      const d = eventOf(event, RUNTIME_EVENTS.jobInputProvided)?.data;
+      if (d === undefined || from !== 'INPUT_REQUIRED') return state;
+      const next = moved(entry, event, 'WORKING', {});
+      state.set(id, { ...next, inputs: [...(entry.inputs ?? []), d.input ?? null] });
       return state;
     }
     case RUNTIME_EVENTS.jobCompleted: {
@@ -276,7 +298,8 @@ export function jobsProjectionWith(init: JobsProjectionInit = {}): Projection<Jo
   return {
     name: JOBS_PROJECTION_NAME,
     // Version 2: finished jobs beyond the limit are dropped (version 1 kept all of them).
-    version: 2,
+    // Version 3: INPUT_REQUIRED jobs (`job.input_required` / `job.input_provided`, `inputs`).
+    version: 3,
     filter: { typePrefix: 'job.' },
     initial: () => new Map(),
     apply: (state, event) => applyWithRetention(state, event, retain),

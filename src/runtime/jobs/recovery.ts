@@ -8,7 +8,9 @@
  *   a WORKING job records `job.retried` when it starts again;
  * - otherwise **failed as retryable**: `UNAVAILABLE`, "the node restarted…", which also
  *   frees its idempotency key, so the client's retry runs it anew;
- * - jobs in INPUT_REQUIRED or AUTH_REQUIRED, or whose request was not kept, are failed too.
+ * - jobs in INPUT_REQUIRED **wait again** for their caller's answer (their request and the
+ *   answers so far are in the log; the deadline is armed afresh when they run again);
+ * - jobs in AUTH_REQUIRED, or whose request was not kept, are failed too.
  */
 import { PlexusError, toPlexusError } from '../../core/errors.js';
 import type { VerbSpec } from '../../core/records/verb-spec.js';
@@ -57,6 +59,8 @@ export interface FailItem {
 export interface RecoveryPlan {
   readonly requeue: readonly RequeueItem[];
   readonly fail: readonly FailItem[];
+  /** Jobs waiting for input, held again until answered. */
+  readonly wait: readonly RequeueItem[];
 }
 
 function restartError(entry: JobEntry, why: string): PlexusError {
@@ -75,15 +79,16 @@ function restartError(entry: JobEntry, why: string): PlexusError {
 export function planRecovery(jobs: JobsState, registry: Registry, routes?: TargetRoutes): RecoveryPlan {
   const requeue: RequeueItem[] = [];
   const fail: FailItem[] = [];
+  const wait: RequeueItem[] = [];
   for (const entry of jobs.values()) {
     const { state } = entry.job;
-    if (state !== 'SUBMITTED' && state !== 'WORKING') {
-      if (state === 'INPUT_REQUIRED' || state === 'AUTH_REQUIRED') {
+    if (state !== 'SUBMITTED' && state !== 'WORKING' && state !== 'INPUT_REQUIRED') {
+      if (state === 'AUTH_REQUIRED') {
         fail.push({ entry, error: restartError(entry, 'its conversation state was lost') });
       }
       continue;
     }
-    if (entry.request === undefined) {
+    if (entry.request === undefined || (state === 'INPUT_REQUIRED' && entry.job.input === undefined)) {
       fail.push({ entry, error: restartError(entry, 'its request was not kept') });
       continue;
     }
@@ -95,6 +100,10 @@ export function planRecovery(jobs: JobsState, registry: Registry, routes?: Targe
         entry,
         error: restartError(entry, `it cannot be routed any more (${toPlexusError(error).message})`),
       });
+      continue;
+    }
+    if (state === 'INPUT_REQUIRED') {
+      wait.push({ entry, resolution }); // its caller's answer runs it again
       continue;
     }
     const agents = entry.agents ?? resolution.candidates.map((c) => c.card.id);
@@ -109,7 +118,7 @@ export function planRecovery(jobs: JobsState, registry: Registry, routes?: Targe
         error: restartError(entry, 'its verb is not declared idempotent, so it was not run again'),
       });
   }
-  return { requeue, fail };
+  return { requeue, fail, wait };
 }
 
 /** What {@link recover} needs from the runtime. */
@@ -168,5 +177,32 @@ export async function recover(
     c.runner.reserve(job);
     c.runner.enqueue(job);
     c.logger.info({ job: job.id, verb: request.verb, event: 'runtime.job_requeued' }, 'runtime.job_requeued');
+  }
+  for (const { entry, resolution } of plan.wait) {
+    const { request } = entry;
+    const input = entry.job.input;
+    if (request === undefined || input === undefined) continue;
+    const job = newActiveJob({
+      id: entry.job.id,
+      request,
+      principal: entry.principal === undefined ? undefined : { id: entry.principal, kind: 'recovered' },
+      mode: entry.mode,
+      key: entry.key,
+      payloadHash: entry.job.payloadHash,
+      timeoutMs: entry.timeoutMs,
+      deadlineAt: c.now() + entry.timeoutMs,
+      resolution,
+      state: 'INPUT_REQUIRED',
+      attempts: entry.job.attempts,
+      inputs: entry.inputs ?? [],
+    });
+    job.waiting = { request: input, index: entry.inputs?.length ?? 0, leftMs: entry.timeoutMs };
+    job.markAccepted(true);
+    job.markWritten(true);
+    c.runner.hold(job);
+    c.logger.info(
+      { job: job.id, verb: request.verb, event: 'runtime.job_waits_for_input' },
+      'runtime.job_waits_for_input',
+    );
   }
 }

@@ -3,6 +3,7 @@
  * waiting for, cancelling and following the jobs that `invoke` and `submit` create.
  */
 import type { Envelope } from '../../core/envelope.js';
+import type { JsonValue } from '../../core/json.js';
 import type { Job } from '../../core/records/job.js';
 import type { SignalOptions } from '../../store/event-log.js';
 import type { JobEvent, JobEventsOptions } from './job-events.js';
@@ -12,6 +13,18 @@ import type { JobListQuery, JobPage } from './job-list-query.js';
 export interface CancelOptions extends SignalOptions {
   /** Why, for the job's error message. @default 'cancelled by request' */
   readonly reason?: string;
+}
+
+/** Options of {@link RuntimeJobs.wait}. */
+export interface WaitOptions extends SignalOptions {
+  /** Also resolve when the job waits for input (INPUT_REQUIRED). @default false */
+  readonly orInputRequired?: boolean;
+}
+
+/** Options of {@link RuntimeJobs.provideInput}. */
+export interface ProvideInputOptions extends SignalOptions {
+  /** Who answers (recorded in `job.input_provided`). */
+  readonly principal?: string;
 }
 
 /** The jobs of a runtime: durable in the log, live while they run. */
@@ -29,10 +42,20 @@ export interface RuntimeJobs {
    */
   list(query?: JobListQuery, options?: SignalOptions): Promise<JobPage>;
   /**
-   * Resolves with the job once it has finished.
+   * Resolves with the job once it has finished (or, with `orInputRequired`, once it waits for
+   * input).
    * @throws PlexusError `NOT_FOUND`; `CANCELLED` when the signal aborts (the job keeps running).
    */
-  wait(id: string, options?: SignalOptions): Promise<Job>;
+  wait(id: string, options?: WaitOptions): Promise<Job>;
+  /**
+   * Answers a job that waits for input (INPUT_REQUIRED, its handler's `ctx.requestInput`):
+   * the answer is recorded (`job.input_provided`) and the job runs again, its handler
+   * replaying every answer so far. Resolves with the job's record once the answer is recorded.
+   * Tenant and caller checks are the face's (as for `get`).
+   * @throws PlexusError `NOT_FOUND`; `CONFLICT` when the job does not wait for input;
+   *   `INVALID_PARAMS` when the answer does not match the schema the handler asked for.
+   */
+  provideInput(id: string, input: JsonValue, options?: ProvideInputOptions): Promise<Job>;
   /**
    * Cancels a queued or running job (its handler's signal aborts; state CANCELED) and
    * resolves with its record. A finished job is returned unchanged.

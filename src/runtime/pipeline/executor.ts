@@ -18,6 +18,7 @@ import { runContained } from '../supervision/containment.js';
 import { callerOutputProblems } from './output-problems.js';
 import type { HandlerContext, Principal } from '../context.js';
 import { asError } from '../jobs/deadline.js';
+import { InputRequired, inputRequester } from '../jobs/input-request.js';
 import { abortErrorOf, raceAbortSource, signalSource, type AbortSource } from '../jobs/lazy-abort.js';
 import type { Observer, ObserverAttributes } from '../observer.js';
 import { telemetryAttributes } from './telemetry.js';
@@ -37,6 +38,8 @@ export interface ExecutedJob {
   /** Unix ms. */
   readonly deadlineAt: number;
   readonly attempt: number;
+  /** The caller's answers to the handler's `requestInput` calls so far, in order. */
+  readonly inputs?: readonly JsonValue[];
   /** Reports progress of the running job. */
   progress(data: JsonValue): void;
   /** The `runtime.execute` span's `traceparent`, when the node traces: forwarded hops are its children. */
@@ -64,7 +67,13 @@ export interface ExecutorComponents {
 /** The result of one agent's part of a job. */
 export type LegResult =
   | { readonly agent: string; readonly ok: true; readonly data: JsonValue }
-  | { readonly agent: string; readonly ok: false; readonly error: PlexusError };
+  | {
+      readonly agent: string;
+      readonly ok: false;
+      readonly error: PlexusError;
+      /** Set when the handler asked for input (the job pauses rather than fails). */
+      readonly input?: InputRequired;
+    };
 
 function checkOutput(components: ExecutorComponents, candidate: Candidate, value: unknown): JsonValue {
   const output = value === undefined ? null : value;
@@ -166,6 +175,7 @@ async function runLocal(
       const attributes = telemetryAttributes(report); // checked even when not tracing
       job.telemetry?.(attributes);
     },
+    requestInput: inputRequester(job.inputs ?? []),
   };
   const onRejection = (reason: unknown): void => {
     components.logger.error(
@@ -213,6 +223,8 @@ async function runLocal(
       return { agent, ok: false, error: aborted };
     }
     if (error instanceof PlexusError) return { agent, ok: false, error };
+    if (error instanceof InputRequired)
+      return { agent, ok: false, error: waitingError(job, error), input: error };
     supervisor.crashed(lease, error, originOf(job));
     // the stack goes to the node's log, never to the caller
     components.logger.error(
@@ -238,6 +250,15 @@ async function runLocal(
   } finally {
     supervisor.track(-1);
   }
+}
+
+/** The error a job waiting for input answers its synchronous callers with. */
+function waitingError(job: ExecutedJob, input: InputRequired): PlexusError {
+  return new PlexusError(
+    'CONFLICT',
+    `job ${job.id} (${job.request.verb}) waits for input: ${input.request.prompt}; answer it with an A2A message naming the task ${job.id}, or runtime.jobs.provideInput`,
+    { details: { job: job.id, state: 'INPUT_REQUIRED', input: input.request as unknown as JsonValue } },
+  );
 }
 
 function remoteError(card: AgentCard, data: JsonValue): PlexusError {
