@@ -128,6 +128,7 @@ describe('a node process', () => {
   it('lists its agents (discovery)', async () => {
     const all = await get(`${e2e.node.url}/agents?origin=local`);
     expect((all.body.agents as { id: string }[]).map((a) => a.id)).toEqual([
+      'conformance',
       'demo',
       'echo',
       'guard',

@@ -202,7 +202,16 @@ async function startPageNode(step: TranscriptStep, page: Page): Promise<string> 
   clearTimeout(timer);
   const url = /listening on (\S+)/.exec(out)?.[1];
   if (url !== undefined) page.ports.set(shownPort, portOf({ url }));
-  return shownOutput(out, page);
+  return shownOutput(bannerOf(out), page);
+}
+
+/**
+ * What a starting node printed up to its banner's last line: the log lines it writes after it
+ * (docs/observability.md, Logs) are not part of the pages' transcripts.
+ */
+function bannerOf(out: string): string {
+  const end = out.indexOf('press Ctrl-C to stop');
+  return end < 0 ? out : out.slice(0, end + 'press Ctrl-C to stop'.length) + '\n';
 }
 
 /** Stops node A as Ctrl-C does (SIGTERM, waiting for it to exit). */
@@ -241,7 +250,7 @@ describe.each(PAGES)('the transcripts of %s', (page) => {
           for (const step of block.steps) {
             const actual =
               step.command === 'npm start'
-                ? shownOutput(a.stdout(), here)
+                ? shownOutput(bannerOf(a.stdout()), here)
                 : startsNode(step)
                   ? await startPageNode(step, here)
                   : run(step.command, here);

@@ -51,7 +51,7 @@ describe('replayDataDir', () => {
     expect(report.events).toBeGreaterThan(10);
     const runtime = report.projections.slice(0, 3);
     expect(runtime.map((p) => [p.name, p.entries])).toEqual([
-      ['runtime.registry', 4],
+      ['runtime.registry', 5],
       ['runtime.jobs', 3],
       ['runtime.idempotency', 3],
     ]);

@@ -63,6 +63,7 @@ describe('createNode', () => {
     expect(await (await fetch(`${node.url}/healthz`)).json()).toEqual({ status: 'ok' });
     const agents = (await (await fetch(`${node.url}/agents`)).json()) as { agents: { id: string }[] };
     expect(agents.agents.map((a) => a.id)).toEqual([
+      'conformance',
       'demo',
       'echo',
       'guard',

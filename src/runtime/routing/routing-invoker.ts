@@ -118,7 +118,10 @@ export function routingInvoker(init: RoutingInvokerInit): RoutingInvoker {
   const routes: TargetRoutes = {
     peerOf: (url) => matchPeer(peers, url),
     checkPolicy(envelope) {
-      policies.select(envelope);
+      // only a node that can route elsewhere falls back; one with just its local transport
+      // (a forwarded request's destination, too) ignores the policy a request names, as before
+      // every node had a router
+      if (transports().length > 1) policies.select(envelope);
     },
     carries: (target) => transports().some((t) => t.supports(target)),
   };
