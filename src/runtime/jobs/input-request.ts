@@ -1,6 +1,6 @@
 /**
  * Asking the caller for input mid-job (A2A `INPUT_REQUIRED`; docs/decisions/runtime.md
- * RT-INPUT). A handler calls `ctx.requestInput(prompt, {schema})`: the answers the caller has
+ * RT-055). A handler calls `ctx.requestInput(prompt, {schema})`: the answers the caller has
  * already given are replayed in order; past them, the call throws {@link InputRequired}, the
  * engine records `job.input_required` and the job waits — durably: it survives a restart.
  * When the caller answers, the handler runs again from the start with one more answer to

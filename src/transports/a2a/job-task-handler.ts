@@ -41,7 +41,7 @@ import { listTenantOf } from '../../runtime/jobs/job-list-query.js';
 import { visibleToTenant } from '../../runtime/pipeline/tenancy.js';
 import { errorOfAnswer } from '../answer-error.js';
 import { a2aErrorOf, notCancelable, taskNotFound, unsupported } from './a2a-errors.js';
-import { messageCall } from './message-verb.js';
+import { answerOf, messageCall } from './message-verb.js';
 import { A2A_EXTENSION, jobStateOfTask, requestMessage, taskOf } from './task-of-job.js';
 import { jobStateOfEvent, taskUpdates } from './task-updates.js';
 import type { PushConfig, PushConfigs } from './push-configs.js';
@@ -141,21 +141,13 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
   }
 
   /** The request a message makes, with its invocation context. */
-  async function prepare(
+  function prepare(
     params: SendMessageRequest,
     caller: A2aCaller,
-  ): Promise<{ envelope: Envelope; context: InvocationContext; message: Message }> {
+  ): { envelope: Envelope; context: InvocationContext; message: Message } {
     const sent = params.message;
     if (sent === undefined) throw new RequestMalformedError('params.message is required');
     if (sent.messageId === '') throw new RequestMalformedError('message.messageId is required');
-    if (sent.taskId !== '') {
-      const job = await visibleJob(sent.taskId, caller);
-      throw unsupported(
-        isTerminalJobState(job.state)
-          ? `task ${job.id} has finished (${job.state}) and takes no more messages; send a new message without taskId`
-          : `task ${job.id} is ${job.state} and does not wait for input`,
-      );
-    }
     const unsupportedPart = sent.parts.find(
       (p) => p.mediaType !== '' && !ACCEPTED_MEDIA_TYPES.includes(p.mediaType.split(';')[0]?.trim() ?? ''),
     );
@@ -199,12 +191,38 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
     return { envelope, context, message };
   }
 
+  /**
+   * A message naming a task (`taskId`): the answer to a task in INPUT_REQUIRED (A2A-14), which
+   * runs it again; any other task takes no messages.
+   */
+  async function answer(params: SendMessageRequest, caller: A2aCaller): Promise<Job> {
+    const sent = params.message;
+    if (sent === undefined) throw new RequestMalformedError('params.message is required');
+    if (sent.messageId === '') throw new RequestMalformedError('message.messageId is required');
+    const job = await visibleJob(sent.taskId, caller);
+    if (job.state !== 'INPUT_REQUIRED') {
+      throw unsupported(
+        isTerminalJobState(job.state)
+          ? `task ${job.id} has finished (${job.state}) and takes no more messages; send a new message without taskId`
+          : `task ${job.id} is ${job.state} and does not wait for input`,
+      );
+    }
+    try {
+      return await runtime.jobs.provideInput(job.id, answerOf(sent), {
+        principal: caller.principal.id,
+        signal: caller.signal,
+      });
+    } catch (error) {
+      throw a2aErrorOf(error);
+    }
+  }
+
   /** Submits the job a message asks for (a job the caller follows or reads later). */
   async function submit(
     params: SendMessageRequest,
     caller: A2aCaller,
   ): Promise<{ job: Job; message: Message }> {
-    const { envelope, context, message } = await prepare(params, caller);
+    const { envelope, context, message } = prepare(params, caller);
     try {
       const { job } = await runtime.submit(envelope, context, { signal: caller.signal });
       return { job, message };
@@ -215,7 +233,7 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
 
   /** Runs the job a message asks for to its end (a blocking send: the runtime's sync path). */
   async function run(params: SendMessageRequest, caller: A2aCaller): Promise<{ job: Job; message: Message }> {
-    const { envelope, context, message } = await prepare(params, caller);
+    const { envelope, context, message } = prepare(params, caller);
     let invocation;
     try {
       invocation = await runtime.invoke(envelope, context, { signal: caller.signal });
@@ -270,6 +288,14 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
       const caller = callerOf(context);
       const historyLength = params.configuration?.historyLength;
       const keep = historyLength === undefined ? {} : { historyLength };
+      if (params.message !== undefined && params.message.taskId !== '') {
+        const answered = await answer(params, caller);
+        const job =
+          params.configuration?.returnImmediately === true
+            ? answered
+            : await runtime.jobs.wait(answered.id, { orInputRequired: true, signal: caller.signal });
+        return taskWithHistory(job, caller, historyLength);
+      }
       if (params.configuration?.returnImmediately === true) {
         const { job, message } = await submit(params, caller);
         return taskOf(job, { message, ...keep });
@@ -280,6 +306,10 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
 
     async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext) {
       const caller = callerOf(context);
+      if (params.message !== undefined && params.message.taskId !== '') {
+        yield* follow(await answer(params, caller), caller, { refuseFinished: false });
+        return;
+      }
       const { job, message } = await submit(params, caller);
       yield* follow(job, caller, { refuseFinished: false, message });
     },

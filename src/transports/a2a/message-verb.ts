@@ -170,3 +170,28 @@ export function messageCall(message: Message, cards: readonly AgentCard[]): Mess
     { details: { parameter: 'message' } },
   );
 }
+
+/**
+ * The answer a message gives to a task waiting for input (A2A-14): its one data part's value;
+ * else its text parts joined by new lines.
+ * @throws PlexusError `INVALID_PARAMS` for a message with neither, or with several data parts.
+ */
+export function answerOf(message: Message): JsonValue {
+  const data = message.parts.filter((p) => p.content?.$case === 'data');
+  if (data.length > 1) {
+    throw new PlexusError(
+      'INVALID_PARAMS',
+      `an answer to task ${message.taskId} carries one data part (or text), not ${data.length}`,
+    );
+  }
+  const [only] = data;
+  if (only !== undefined) return partData(only) ?? null;
+  const texts = message.parts.flatMap((p) => partText(p) ?? []);
+  if (texts.length === 0) {
+    throw new PlexusError(
+      'INVALID_PARAMS',
+      `an answer to task ${message.taskId} needs a text or data part with the input the task asked for`,
+    );
+  }
+  return texts.join('\n');
+}

@@ -17,7 +17,7 @@ import {
 } from '@a2a-js/sdk';
 import { isJsonObject, type JsonValue } from '../../core/json.js';
 import type { Envelope } from '../../core/envelope.js';
-import type { Job, JobState } from '../../core/records/job.js';
+import type { Job, JobInputRequest, JobState } from '../../core/records/job.js';
 
 /** The A2A state of each job state (D8: the same names). */
 export const TASK_STATE_OF_JOB: Readonly<Record<JobState, TaskState>> = {
@@ -125,21 +125,39 @@ export function artifactsOf(job: Job): Artifact[] {
 /** The status of `job` (in `state`, default its own); a failure carries a message naming the Plexus code. */
 export function statusOf(job: Job, state: JobState = job.state): TaskStatus {
   const error = state === job.state ? job.error : undefined;
+  const input = state === job.state ? job.input : undefined;
   return {
     state: TASK_STATE_OF_JOB[state],
     message:
-      error === undefined
-        ? undefined
-        : agentMessage(
-            job.id,
-            contextIdOf(job),
-            [part({ $case: 'text', value: `${error.code}: ${error.message}` })],
-            {
-              plexusCode: error.code,
-            },
-          ),
+      input !== undefined
+        ? inputMessage(job, input)
+        : error === undefined
+          ? undefined
+          : agentMessage(
+              job.id,
+              contextIdOf(job),
+              [part({ $case: 'text', value: `${error.code}: ${error.message}` })],
+              {
+                plexusCode: error.code,
+              },
+            ),
     timestamp: job.timing.updatedAt ?? job.timing.createdAt,
   };
+}
+
+/**
+ * The agent's question to the caller of a task in INPUT_REQUIRED (A2A-14): the prompt as a text
+ * part, and the JSON Schema the answer must match, when given, as a data part
+ * `{"inputSchema": …}`.
+ */
+function inputMessage(job: Job, input: JobInputRequest): Message {
+  const parts = [part({ $case: 'text', value: input.prompt })];
+  if (input.schema !== undefined) {
+    parts.push(
+      part({ $case: 'data', value: { inputSchema: input.schema } }, { mediaType: 'application/json' }),
+    );
+  }
+  return agentMessage(job.id, contextIdOf(job), parts, { plexusState: 'INPUT_REQUIRED' });
 }
 
 /** Options of {@link taskOf}. */

@@ -2,8 +2,9 @@
  * What one job event means to an A2A client following the task (docs/decisions/a2a.md A2A-7):
  * the stream updates of SendStreamingMessage and SubscribeToTask, and the bodies of push
  * notifications (A2A-12). A start becomes a WORKING status update; progress a WORKING status
- * update whose message holds the progress data (metadata `progress: true`); the final event the
- * job's artifacts, then its final status.
+ * update whose message holds the progress data (metadata `progress: true`); a wait for input an
+ * INPUT_REQUIRED status update whose message is the question (A2A-14), an answer a WORKING one;
+ * the final event the job's artifacts, then its final status.
  */
 import type { StreamResponse } from '@a2a-js/sdk';
 import { isJsonObject } from '../../core/json.js';
@@ -20,7 +21,10 @@ export function jobStateOfEvent(event: JobEvent): JobState | undefined {
     case 'job.started':
     case 'job.retried':
     case 'job.progress':
+    case 'job.input_provided':
       return 'WORKING';
+    case 'job.input_required':
+      return 'INPUT_REQUIRED';
     case 'job.completed':
       return 'COMPLETED';
     case 'job.failed':
@@ -66,6 +70,19 @@ export async function taskUpdates(
       progress: true,
     });
     return { updates: [statusUpdate(job, 'WORKING', note)], job, state: 'WORKING' };
+  }
+  if (event.type === 'job.input_required' && isJsonObject(event.data)) {
+    // the question is the event's (the job as known here may be older): A2A-14
+    const { prompt, schema } = event.data;
+    const asked: Job = {
+      ...job,
+      state: 'INPUT_REQUIRED',
+      input: {
+        prompt: typeof prompt === 'string' ? prompt : '',
+        ...(schema === undefined ? {} : { schema }),
+      },
+    };
+    return { updates: [statusUpdate(asked, 'INPUT_REQUIRED')], job: asked, state: 'INPUT_REQUIRED' };
   }
   if (next !== undefined && event.terminal) {
     const done = await runtime.jobs.get(job.id, signal === undefined ? {} : { signal });
