@@ -12,13 +12,14 @@
  *   answers so far are in the log; the deadline is armed afresh when they run again);
  * - jobs in AUTH_REQUIRED, or whose request was not kept, are failed too.
  */
+import type { Envelope } from '../../core/envelope.js';
 import { PlexusError, toPlexusError } from '../../core/errors.js';
 import type { VerbSpec } from '../../core/records/verb-spec.js';
 import type { EventLog, SignalOptions } from '../../store/event-log.js';
 import type { ProjectionView } from '../../store/projection-view.js';
 import { RUNTIME_EVENTS } from '../events.js';
 import type { IdempotencyState } from '../pipeline/idempotency.js';
-import { newActiveJob } from './active-job.js';
+import { newActiveJob, type ActiveJob } from './active-job.js';
 import type { JobRunner } from './job-runner.js';
 import type { JobEntry, JobsState } from './jobs-projection.js';
 import type { Logger } from '../../core/logger.js';
@@ -132,6 +133,30 @@ export interface RecoveryComponents {
 }
 
 /**
+ * The engine's job for an unfinished job of the log, accepted and written: its state, attempts
+ * and answers so far as recorded, a fresh timeout of its original length from `now`.
+ */
+function recoveredJob(entry: JobEntry, request: Envelope, resolution: Resolution, now: number): ActiveJob {
+  const job = newActiveJob({
+    id: entry.job.id,
+    request,
+    principal: entry.principal === undefined ? undefined : { id: entry.principal, kind: 'recovered' },
+    mode: entry.mode,
+    key: entry.key,
+    payloadHash: entry.job.payloadHash,
+    timeoutMs: entry.timeoutMs,
+    deadlineAt: now + entry.timeoutMs,
+    resolution,
+    state: entry.job.state,
+    attempts: entry.job.attempts,
+    inputs: entry.inputs ?? [],
+  });
+  job.markAccepted(true);
+  job.markWritten(true);
+  return job;
+}
+
+/**
  * Carries out a plan: writes `job.failed` for the jobs to fail (one atomic batch), then
  * queues the jobs to run again with a fresh timeout of their original length.
  *
@@ -158,22 +183,8 @@ export async function recover(
   for (const { entry, resolution } of plan.requeue) {
     const request = entry.request;
     if (request === undefined) continue;
-    const job = newActiveJob({
-      id: entry.job.id,
-      request,
-      principal: entry.principal === undefined ? undefined : { id: entry.principal, kind: 'recovered' },
-      mode: entry.mode,
-      key: entry.key,
-      payloadHash: entry.job.payloadHash,
-      timeoutMs: entry.timeoutMs,
-      deadlineAt: c.now() + entry.timeoutMs,
-      resolution,
-      state: entry.job.state,
-      attempts: entry.job.attempts,
-    });
+    const job = recoveredJob(entry, request, resolution, c.now());
     job.retryReason = 'the node restarted while the job was running';
-    job.markAccepted(true);
-    job.markWritten(true);
     c.runner.reserve(job);
     c.runner.enqueue(job);
     c.logger.info({ job: job.id, verb: request.verb, event: 'runtime.job_requeued' }, 'runtime.job_requeued');
@@ -182,23 +193,8 @@ export async function recover(
     const { request } = entry;
     const input = entry.job.input;
     if (request === undefined || input === undefined) continue;
-    const job = newActiveJob({
-      id: entry.job.id,
-      request,
-      principal: entry.principal === undefined ? undefined : { id: entry.principal, kind: 'recovered' },
-      mode: entry.mode,
-      key: entry.key,
-      payloadHash: entry.job.payloadHash,
-      timeoutMs: entry.timeoutMs,
-      deadlineAt: c.now() + entry.timeoutMs,
-      resolution,
-      state: 'INPUT_REQUIRED',
-      attempts: entry.job.attempts,
-      inputs: entry.inputs ?? [],
-    });
+    const job = recoveredJob(entry, request, resolution, c.now());
     job.waiting = { request: input, index: entry.inputs?.length ?? 0, leftMs: entry.timeoutMs };
-    job.markAccepted(true);
-    job.markWritten(true);
     c.runner.hold(job);
     c.logger.info(
       { job: job.id, verb: request.verb, event: 'runtime.job_waits_for_input' },
