@@ -50,7 +50,7 @@ import { trackLogHealth } from './log-health.js';
 import { cleanupStack, type CleanupStack } from './cleanup-stack.js';
 import { nodeMetrics } from '../observability/metrics/node-metrics.js';
 import { nodeTracingOf } from './tracing-setup.js';
-import { teeObserver } from '../runtime/observer.js';
+import { teeObserver, type Observer } from '../runtime/observer.js';
 import { meteredAdmission, meteredLog } from './metered.js';
 import { invocationLogObserver } from '../observability/logging/invocation-log.js';
 
@@ -148,6 +148,7 @@ async function capabilityChecks(
   nodeId: string,
   config: CapabilitiesConfig | undefined,
   snapshots: SnapshotStore | undefined,
+  observer: Observer,
 ): Promise<CapabilityChecks | undefined> {
   if (config?.enabled !== true) return undefined;
   const store = proofStore();
@@ -168,6 +169,7 @@ async function capabilityChecks(
     verifier,
     log,
     auditMode: 'batch',
+    observer,
     requireToken: config.requireToken ?? true,
     enforce: config.enforce ?? true,
     // The node's own in-process calls (recovery, the tool primitive's child calls) carry the
@@ -282,7 +284,7 @@ export function createNode(init: NodeInit = {}): Node {
       const hyperspace = hyperspaceHost({ log, nodeId }, options.primitives);
       await hyperspace.start();
       cleanup.push(bestEffort(() => hyperspace.stop()));
-      const capabilities = await capabilityChecks(log, nodeId, init.capabilities, snapshots);
+      const capabilities = await capabilityChecks(log, nodeId, init.capabilities, snapshots, observer);
       if (capabilities !== undefined) cleanup.push(bestEffort(() => capabilities.revocations.stop()));
       const demo = options.demo === false ? [] : demoAgents(options.demo === true ? undefined : options.demo);
       const agents = distinctAgents([

@@ -38,3 +38,17 @@ export const FORWARD_SPAN = 'routing.forward';
 
 /** One effect handler run before or after a verb (`effect.<name>`). Attribute: `effect`. */
 export const EFFECT_SPAN_PREFIX = 'effect.';
+
+/**
+ * One capability check of a request by the capability authorizer (listing what a caller may
+ * use is not a check). Attributes: `scope` (the scope or effect the refusal named, else the
+ * first the verb declares, else `verb`: only the verb itself was required) and `result`
+ * (`allowed`, `denied`, or `forced`: let through although not covered).
+ */
+export const CAPABILITY_CHECK_COUNT = 'capability.checks';
+
+/**
+ * One meter of one charge debited by the `charges` effect (a price > 0 on that meter).
+ * Attributes: `meter`, `tenant` (absent = none); value: 1 (a count of charges, not of micro-units).
+ */
+export const BILLING_CHARGE_COUNT = 'billing.charges';

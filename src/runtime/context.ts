@@ -115,10 +115,11 @@ export interface HandlerContext {
    */
   emit(type: string, data?: JsonValue): void;
   /**
-   * Reports facts about the work for the node's trace (seed 002 §7.1): the model an LLM call
-   * used and its tokens become `agentese.llm.model` / `agentese.llm.tokens.input` /
-   * `agentese.llm.tokens.output` on the invocation's span. A no-op when the node does not
-   * trace; a later report of the same field replaces the earlier one.
+   * Reports facts about the work for the node's trace and meters (seed 002 §7.1–7.2): the model
+   * an LLM call used and its tokens become `agentese.llm.model` / `agentese.llm.tokens.input` /
+   * `agentese.llm.tokens.output` on the invocation's span and are added to
+   * `agentese_llm_tokens_total` when the invocation ends; a later report of the same field
+   * replaces the earlier one.
    *
    * @example ctx.telemetry({ llm: { model: 'claude-opus-4-5', inputTokens: 1234, outputTokens: 567 } });
    */

@@ -2,7 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { PlexusError } from '../../src/core/errors.js';
 import { labelCap, MAX_LABEL_LENGTH, OTHER_LABEL } from '../../src/observability/metrics/label-cap.js';
 import { nodeMetrics } from '../../src/observability/metrics/node-metrics.js';
-import { FALLBACK_COUNT, INVOCATION_SPAN } from '../../src/observability/span-names.js';
+import {
+  BILLING_CHARGE_COUNT,
+  CAPABILITY_CHECK_COUNT,
+  FALLBACK_COUNT,
+  INVOCATION_SPAN,
+} from '../../src/observability/span-names.js';
+import {
+  ATTR_LLM_MODEL,
+  ATTR_LLM_TOKENS_INPUT,
+  ATTR_LLM_TOKENS_OUTPUT,
+} from '../../src/observability/tracing/span-attributes.js';
 import { parsePrometheusText, sampleValue } from '../support/prometheus-text.js';
 
 const SEED_METERS: Record<string, string> = {
@@ -127,6 +137,57 @@ describe('nodeMetrics', () => {
       }),
     ).toBe(2);
     expect(scrape.samples.filter((s) => s.name === 'agentese_transport_fallbacks_total')).toHaveLength(1);
+  });
+
+  it('counts cache lookups, declared effects and LLM tokens at the end of an invocation', async () => {
+    const m = nodeMetrics();
+    const run = m.observer.span(INVOCATION_SPAN, { verb: 'a.b', tenant: 't' });
+    run.set?.({ [ATTR_LLM_MODEL]: 'm1', [ATTR_LLM_TOKENS_INPUT]: 3 });
+    run.set?.({ [ATTR_LLM_TOKENS_INPUT]: 7, [ATTR_LLM_TOKENS_OUTPUT]: 2 }); // replaces the input
+    run.end(undefined, { cache_hit: false, effects: ['reads:notes', 'writes:notes'] });
+    run.set?.({ [ATTR_LLM_TOKENS_INPUT]: 100 }); // after the end: ignored
+    m.observer.span(INVOCATION_SPAN, { verb: 'a.b' }).end(undefined, { cache_hit: true, effects: [] });
+    const unnamed = m.observer.span(INVOCATION_SPAN, { verb: 'a.c' });
+    unnamed.set?.({ [ATTR_LLM_TOKENS_OUTPUT]: 4 });
+    unnamed.end(new PlexusError('TIMEOUT', 'late'));
+    const scrape = parsePrometheusText(await m.render());
+    expect(sampleValue(scrape, 'agentese_cache_operations_total', { verb: 'a.b', hit_miss: 'miss' })).toBe(1);
+    expect(sampleValue(scrape, 'agentese_cache_operations_total', { verb: 'a.b', hit_miss: 'hit' })).toBe(1);
+    // a span ended without end attributes (a refusal) reached no cache
+    expect(sampleValue(scrape, 'agentese_cache_operations_total', { verb: 'a.c', hit_miss: 'miss' })).toBe(
+      undefined,
+    );
+    expect(
+      sampleValue(scrape, 'agentese_effect_operations_total', { effect: 'reads', resource: 'notes' }),
+    ).toBe(1);
+    expect(
+      sampleValue(scrape, 'agentese_effect_operations_total', { effect: 'writes', resource: 'notes' }),
+    ).toBe(1);
+    expect(sampleValue(scrape, 'agentese_llm_tokens_total', { model: 'm1', direction: 'input' })).toBe(7);
+    expect(sampleValue(scrape, 'agentese_llm_tokens_total', { model: 'm1', direction: 'output' })).toBe(2);
+    expect(sampleValue(scrape, 'agentese_llm_tokens_total', { model: 'unknown', direction: 'output' })).toBe(
+      4,
+    );
+  });
+
+  it('counts capability checks and billing charges, capping their labels', async () => {
+    const m = nodeMetrics();
+    m.observer.count(CAPABILITY_CHECK_COUNT, { scope: 'soul:read', result: 'denied' });
+    m.observer.count(CAPABILITY_CHECK_COUNT, { scope: 'soul:read', result: 'denied' });
+    m.observer.count(CAPABILITY_CHECK_COUNT, { scope: 'bad scope', result: 'allowed' });
+    m.observer.count(BILLING_CHARGE_COUNT, { meter: 'tokens', tenant: 'acme' });
+    m.observer.count(BILLING_CHARGE_COUNT, { meter: 'tokens' });
+    const scrape = parsePrometheusText(await m.render());
+    const checks = (scope: string, result: string): number | undefined =>
+      sampleValue(scrape, 'agentese_capability_checks_total', { scope, result });
+    expect(checks('soul:read', 'denied')).toBe(2);
+    expect(checks('other', 'allowed')).toBe(1); // not printable ASCII without spaces
+    expect(sampleValue(scrape, 'agentese_billing_charges_total', { meter: 'tokens', tenant: 'acme' })).toBe(
+      1,
+    );
+    expect(sampleValue(scrape, 'agentese_billing_charges_total', { meter: 'tokens', tenant: 'none' })).toBe(
+      1,
+    );
   });
 
   it('refuses a cap that is not a whole number ≥ 1', () => {

@@ -16,6 +16,8 @@ import {
   type Revocations,
 } from '../../src/runtime/pipeline/revocations.js';
 import { memoryEventLog } from '../../src/store/index.js';
+import { CAPABILITY_CHECK_COUNT } from '../../src/observability/span-names.js';
+import { memoryObserver } from '../../src/runtime/observer.js';
 import { encodeCapabilityContainer, proofStore } from '../../src/security/ucan/chain-container.js';
 import { ucanVerifier, type UcanVerifier } from '../../src/security/ucan/chain-verifier.js';
 import { capabilitiesOf } from '../../src/security/ucan/delegate.js';
@@ -285,6 +287,29 @@ describe('capabilityAuthorizer in a runtime', () => {
     await h.runtime.agents.add(agent('plain', { 'demo.ping': () => 'pong' }));
     expect((await call('demo.ping', undefined)).envelope.data).toBe('pong');
     expect(errorOf((await call(RECALL, undefined)).envelope).code).toBe('UNAUTHORIZED');
+  });
+
+  it('counts each check by scope and result on its observer', async () => {
+    const observer = memoryObserver();
+    const counted: { name: string; attributes: unknown }[] = [];
+    await start({
+      observer: {
+        ...observer,
+        count: (name, attributes) => {
+          counted.push({ name, attributes });
+        },
+      },
+    });
+    const { container } = chain();
+    expect((await call(RECALL, container)).envelope.kind).toBe('response');
+    expect(errorOf((await call(RECALL, undefined)).envelope).code).toBe('UNAUTHORIZED');
+    const narrow = chain(capabilitiesOf({ scopes: ['soul:read'], effects: [] })).container;
+    errorOf((await call(RECALL, narrow)).envelope);
+    expect(counted).toEqual([
+      { name: CAPABILITY_CHECK_COUNT, attributes: { scope: 'soul:read', result: 'allowed' } },
+      { name: CAPABILITY_CHECK_COUNT, attributes: { scope: 'soul:read', result: 'denied' } },
+      { name: CAPABILITY_CHECK_COUNT, attributes: { scope: 'reads:memory_crystals', result: 'denied' } },
+    ]);
   });
 
   it('in batch mode, commits the allowed entry with job.submitted, caused by the job', async () => {

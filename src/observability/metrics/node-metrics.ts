@@ -5,13 +5,18 @@
  *
  * The numbers come from seams that already exist: the runtime's observer (an
  * {@link INVOCATION_SPAN} per invocation), the event log's appends and the admission gate
- * (wrapped by the node). Meters nothing feeds yet are registered all the same, so their names
- * exist, and are listed in docs/observability.md (OBS-3). Nothing is done per request beyond
+ * (wrapped by the node), the capability authorizer's and the charges effect's counts. Nothing is done per request beyond
  * prom-client's own label lookup, except keeping one start time per open invocation.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PlexusError } from '../../core/errors.js';
-import { FALLBACK_COUNT, INVOCATION_SPAN } from '../span-names.js';
+import {
+  BILLING_CHARGE_COUNT,
+  CAPABILITY_CHECK_COUNT,
+  FALLBACK_COUNT,
+  INVOCATION_SPAN,
+} from '../span-names.js';
+import { ATTR_LLM_MODEL, ATTR_LLM_TOKENS_INPUT, ATTR_LLM_TOKENS_OUTPUT } from '../tracing/span-attributes.js';
 import { labelCap } from './label-cap.js';
 
 /** Options of {@link nodeMetrics}. */
@@ -39,9 +44,13 @@ const BATCH = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 
 type Attributes = Readonly<Record<string, string | number | boolean>>;
 
+/** What an invocation span ends with (the runtime's end attributes: `cache_hit`, `effects`). */
+type EndAttributes = Readonly<Record<string, string | number | boolean | readonly string[]>>;
+
 /** A span as the runtime's observer sees it. */
 export interface MeteredSpan {
-  end(error?: PlexusError): void;
+  end(error?: PlexusError, attributes?: EndAttributes): void;
+  set?(attributes: Attributes): void;
 }
 
 /** The runtime-facing side: the shape of the runtime's `Observer` (structural, no import). */
@@ -91,6 +100,11 @@ function positiveWhole(name: string, value: number): number {
 export function nodeMetrics(init: NodeMetricsInit = {}): NodeMetrics {
   const verbs = labelCap(positiveWhole('maxVerbs', init.maxVerbs ?? DEFAULT_LABEL_CAP));
   const tenants = labelCap(positiveWhole('maxTenants', init.maxTenants ?? DEFAULT_LABEL_CAP));
+  // Labels whose values come from verb specs, handlers or configuration: capped like verbs.
+  const resources = labelCap(DEFAULT_LABEL_CAP);
+  const scopes = labelCap(DEFAULT_LABEL_CAP);
+  const meters = labelCap(DEFAULT_LABEL_CAP);
+  const models = labelCap(DEFAULT_LABEL_CAP);
   const registry = new Registry();
   const registers = [registry];
 
@@ -108,15 +122,15 @@ export function nodeMetrics(init: NodeMetricsInit = {}): NodeMetrics {
     buckets: SECONDS,
     registers,
   });
-  new Counter({
+  const effectOperations = new Counter({
     name: 'agentese_effect_operations_total',
-    help: 'Effect operations by effect and resource (not fed yet: docs/observability.md).',
+    help: 'Declared effects (effect and resource) of the invocations that completed, each counted once per invocation.',
     labelNames: ['effect', 'resource'] as const,
     registers,
   });
-  new Counter({
+  const capabilityChecks = new Counter({
     name: 'agentese_capability_checks_total',
-    help: 'Capability checks by scope and result (not fed yet: docs/observability.md).',
+    help: 'Capability checks of requests by scope (named by a refusal, else the first the verb declares, else verb) and result (allowed, denied, forced).',
     labelNames: ['scope', 'result'] as const,
     registers,
   });
@@ -126,21 +140,21 @@ export function nodeMetrics(init: NodeMetricsInit = {}): NodeMetrics {
     labelNames: ['from_transport', 'to_transport'] as const,
     registers,
   });
-  new Counter({
+  const cacheOperations = new Counter({
     name: 'agentese_cache_operations_total',
-    help: 'Cache lookups by verb and hit or miss (not fed yet: docs/observability.md).',
+    help: 'Answer-cache lookups by verb: hit = answered with an earlier identical request (idempotency key), miss = run.',
     labelNames: ['verb', 'hit_miss'] as const,
     registers,
   });
-  new Counter({
+  const llmTokens = new Counter({
     name: 'agentese_llm_tokens_total',
-    help: 'LLM tokens by model and direction (not fed yet: docs/observability.md).',
+    help: 'LLM tokens handlers reported (ctx.telemetry) by model and direction (input, output).',
     labelNames: ['model', 'direction'] as const,
     registers,
   });
-  new Counter({
+  const billingCharges = new Counter({
     name: 'agentese_billing_charges_total',
-    help: 'Billing charges by meter and tenant (not fed yet: docs/observability.md).',
+    help: 'Charges debited by the charges effect, by meter and tenant (a count of charges, not of micro-units).',
     labelNames: ['meter', 'tenant'] as const,
     registers,
   });
@@ -195,23 +209,75 @@ export function nodeMetrics(init: NodeMetricsInit = {}): NodeMetrics {
     registers,
   });
 
+  const tenantLabel = (value: string | number | boolean | undefined): string =>
+    value === undefined ? NO_TENANT : tenants.of(String(value));
+
   const invocationSpan = (attributes: Attributes | undefined): MeteredSpan => {
     const started = performance.now();
     open++;
     let ended = false;
+    let llm: { model?: string; input?: number; output?: number } | undefined;
     return {
-      end(error) {
+      set(more) {
+        if (ended) return;
+        const model = more[ATTR_LLM_MODEL];
+        const input = more[ATTR_LLM_TOKENS_INPUT];
+        const output = more[ATTR_LLM_TOKENS_OUTPUT];
+        if (model === undefined && input === undefined && output === undefined) return;
+        llm ??= {};
+        if (typeof model === 'string') llm.model = model; // a later report replaces an earlier one
+        if (typeof input === 'number') llm.input = input;
+        if (typeof output === 'number') llm.output = output;
+      },
+      end(error, end) {
         if (ended) return;
         ended = true;
         open--;
         const verb = verbs.of(String(attributes?.['verb'] ?? OTHER));
-        const tenantValue = attributes?.['tenant'];
-        const tenant = tenantValue === undefined ? NO_TENANT : tenants.of(String(tenantValue));
+        const tenant = tenantLabel(attributes?.['tenant']);
         const seconds = (performance.now() - started) / 1000;
         invocations.inc({ verb, tenant, status: error === undefined ? SUCCESS_STATUS : error.code });
         duration.observe({ verb, tenant }, seconds);
+        const hit = end?.['cache_hit'];
+        if (typeof hit === 'boolean') cacheOperations.inc({ verb, hit_miss: hit ? 'hit' : 'miss' });
+        const effects = end?.['effects'];
+        if (Array.isArray(effects)) {
+          for (const item of effects as readonly string[]) {
+            const colon = item.indexOf(':');
+            effectOperations.inc({
+              effect: colon < 0 ? item : item.slice(0, colon),
+              resource: resources.of(colon < 0 ? '' : item.slice(colon + 1)),
+            });
+          }
+        }
+        if (llm !== undefined) {
+          const model = models.of(llm.model ?? 'unknown');
+          if (llm.input !== undefined && llm.input > 0)
+            llmTokens.inc({ model, direction: 'input' }, llm.input);
+          if (llm.output !== undefined && llm.output > 0)
+            llmTokens.inc({ model, direction: 'output' }, llm.output);
+        }
       },
     };
+  };
+
+  const counted = (name: string, attributes: Attributes): void => {
+    if (name === FALLBACK_COUNT) {
+      fallbacks.inc({
+        from_transport: String(attributes['from_transport'] ?? OTHER),
+        to_transport: String(attributes['to_transport'] ?? OTHER),
+      });
+    } else if (name === CAPABILITY_CHECK_COUNT) {
+      capabilityChecks.inc({
+        scope: scopes.of(String(attributes['scope'] ?? OTHER)),
+        result: String(attributes['result'] ?? OTHER),
+      });
+    } else if (name === BILLING_CHARGE_COUNT) {
+      billingCharges.inc({
+        meter: meters.of(String(attributes['meter'] ?? OTHER)),
+        tenant: tenantLabel(attributes['tenant']),
+      });
+    }
   };
 
   return {
@@ -219,11 +285,7 @@ export function nodeMetrics(init: NodeMetricsInit = {}): NodeMetrics {
     observer: {
       span: (name, attributes) => (name === INVOCATION_SPAN ? invocationSpan(attributes) : NOOP_SPAN),
       count: (name, attributes) => {
-        if (name !== FALLBACK_COUNT || attributes === undefined) return;
-        fallbacks.inc({
-          from_transport: String(attributes['from_transport'] ?? OTHER),
-          to_transport: String(attributes['to_transport'] ?? OTHER),
-        });
+        if (attributes !== undefined) counted(name, attributes);
       },
     },
     logAppended(events, seconds) {

@@ -7,6 +7,8 @@
  * not complete (failed, timed out, cancelled) is refunded in full.
  */
 import { PlexusError } from '../../core/errors.js';
+import { BILLING_CHARGE_COUNT } from '../../observability/span-names.js';
+import type { Observer } from '../observer.js';
 import type { EffectCall, EffectHandler, EffectOutcome } from './effect-handler.js';
 import type { BudgetLedger, Charge, ChargeLine } from './budget-ledger.js';
 
@@ -36,6 +38,8 @@ export interface ChargesHandlerInit {
   readonly ledger: BudgetLedger;
   readonly policy: BudgetPolicy;
   readonly extraBudgets?: ExtraBudgets;
+  /** Where each charged meter is counted ({@link BILLING_CHARGE_COUNT}). @default none */
+  readonly observer?: Observer;
 }
 
 /** The budget id of calls without a tenant. */
@@ -158,7 +162,7 @@ export function chargesHandler(init: ChargesHandlerInit): EffectHandler {
         if (standing !== undefined) return standing;
       }
       const tenant = tenantOfCall(call);
-      return ledger.charge(
+      const charge = await ledger.charge(
         {
           id,
           lines: [...budgetLines(policy, call, meters), ...(init.extraBudgets?.(call, meters) ?? [])],
@@ -169,6 +173,12 @@ export function chargesHandler(init: ChargesHandlerInit): EffectHandler {
         },
         // not tied to the job's signal: a debit written but not awaited would never be refunded
       );
+      if (init.observer !== undefined) {
+        for (const meter of Object.keys(meters)) {
+          init.observer.count(BILLING_CHARGE_COUNT, tenant === undefined ? { meter } : { meter, tenant });
+        }
+      }
+      return charge;
     },
     async after(_call: EffectCall, outcome: EffectOutcome, memo: unknown): Promise<void> {
       if (outcome.ok || memo === undefined) return;

@@ -74,6 +74,7 @@ export function runtimeEffects(c: EffectsComponents, init: EffectsInit = {}): Ru
       chargesHandler({
         ledger,
         policy: init.budgets,
+        observer: c.observer,
         ...(init.extraBudgets === undefined ? {} : { extraBudgets: init.extraBudgets }),
       }),
     );

@@ -428,12 +428,11 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
       },
       underJob(job),
     );
-    if (span.traceparent !== undefined) {
-      executed.traceparent = span.traceparent;
-      const invocation = job.trace;
-      // what a handler reports (`ctx.telemetry`) lands on the invocation span, with the seed's names
-      if (invocation !== undefined) executed.telemetry = (attributes) => invocation.set?.(attributes);
-    }
+    if (span.traceparent !== undefined) executed.traceparent = span.traceparent;
+    const invocation = job.trace;
+    // what a handler reports (`ctx.telemetry`) lands on the invocation span, with the seed's
+    // names: its trace when tracing, and the LLM token meter either way
+    if (invocation?.set !== undefined) executed.telemetry = (attributes) => invocation.set?.(attributes);
     const results = await Promise.all(
       targets.map((t) => runLegWith(components.executor, executed, t, abort)),
     );

@@ -26,7 +26,9 @@ import { ucanError } from '../../security/ucan/ucan-error.js';
 import { TRACEPARENT_PATTERN } from '../../store/event-input.js';
 import type { EventInput, EventLog } from '../../store/event-log.js';
 import type { EventType } from '../../store/event-map.js';
+import { CAPABILITY_CHECK_COUNT } from '../../observability/span-names.js';
 import type { Principal } from '../context.js';
+import type { Observer } from '../observer.js';
 import type { Candidate } from '../routing/router.js';
 import type { AuthorizationRequest, Authorizer } from './authorize.js';
 import type { PreEffect } from './effects.js';
@@ -64,6 +66,8 @@ export interface CapabilityAuthorizerComponents {
   readonly log?: EventLog;
   /** The clock, Unix ms (the audit entry's `at`). @default Date.now */
   readonly now?: () => number;
+  /** Where each check is counted ({@link CAPABILITY_CHECK_COUNT}). @default none */
+  readonly observer?: Observer;
 }
 
 /** Options of {@link capabilityAuthorizer}. */
@@ -162,6 +166,13 @@ function combined(specs: readonly VerbSpec[]): SpecFacts {
   };
 }
 
+/** The `scope` label of a check: what a refusal named, else what the verb declares first. */
+function checkedScope(f: SpecFacts, refusal: PlexusError | undefined): string {
+  const named = refusal?.details?.['scope'];
+  if (typeof named === 'string' && named !== '') return named;
+  return f.declared?.scope ?? 'verb';
+}
+
 /** The capability container a request carries, if any. */
 export function capabilityOf(envelope: Envelope): string | undefined {
   if (envelope.capability !== undefined) return envelope.capability;
@@ -191,7 +202,8 @@ function bindInvoker(principal: Principal | undefined, chain: VerifiedChain): vo
  * createRuntime({ log, authorizers: [capabilityAuthorizer({ verifier, log })] });
  */
 export function capabilityAuthorizer(init: CapabilityAuthorizerInit): CapabilityAuthorizer {
-  const { verifier, log } = init;
+  const { verifier, log, observer } = init;
+
   const requireToken = init.requireToken ?? true;
   const enforce = init.enforce ?? true;
   const now = init.now ?? Date.now;
@@ -330,6 +342,15 @@ export function capabilityAuthorizer(init: CapabilityAuthorizerInit): Capability
     },
     authorize(request, signal) {
       const { f, chain, refusal } = decide(request);
+      observer?.count(CAPABILITY_CHECK_COUNT, {
+        scope: checkedScope(f, refusal),
+        result:
+          refusal === undefined
+            ? 'allowed'
+            : init.exempt?.(request) !== undefined || !enforce
+              ? 'forced'
+              : 'denied',
+      });
       if (refusal === undefined) {
         return f.mutation && log !== undefined
           ? record(request, auditEvent(request, f, 'allowed', chain, undefined, undefined), signal)

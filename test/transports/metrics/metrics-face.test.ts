@@ -48,13 +48,56 @@ const calc = defineAgent({
   }),
 });
 
-function esrp(operation: string, mode: 'sync' | 'async' = 'sync'): string {
+/** `lab.think` is charged, reports LLM tokens and declares a read; `lab.secret` needs a scope. */
+const lab = defineAgent({
+  card: {
+    id: 'lab',
+    name: 'Lab',
+    version: '1.0.0',
+    tier: 'L3',
+    capabilities: ['lab.think', 'lab.secret'].map((verb) => ({ verb, input: {}, output: {} })),
+  },
+  verbs: [
+    {
+      name: 'lab.think',
+      version: 1,
+      status: 'stable',
+      input: true,
+      output: true,
+      effects: { charges: ['tokens'], reads: ['budget'] },
+      capabilities: [],
+      category: 'query',
+      deterministic: false,
+    },
+    {
+      name: 'lab.secret',
+      version: 1,
+      status: 'stable',
+      input: true,
+      output: true,
+      effects: {},
+      capabilities: ['lab:secret'],
+      category: 'query',
+      deterministic: false,
+    },
+  ],
+  create: () => ({
+    'lab.think': (_input, ctx) => {
+      ctx.telemetry({ llm: { model: 'm-small', inputTokens: 5, outputTokens: 1 } });
+      ctx.telemetry({ llm: { inputTokens: 12, outputTokens: 3 } }); // a later report replaces
+      return { thought: true };
+    },
+    'lab.secret': () => ({ secret: true }),
+  }),
+});
+
+function esrp(operation: string, mode: 'sync' | 'async' = 'sync', service = 'calc'): string {
   return JSON.stringify({
     esrp_version: '1.0',
     request_id: randomUUID(),
     timestamp: new Date().toISOString(),
     caller: { system: 'test' },
-    target: { service: 'calc', operation },
+    target: { service, operation },
     inputs: [{ name: 'text', content_type: 'text/plain', data: randomUUID(), encoding: 'utf-8' }],
     params: null,
     mode: { type: mode, timeout_ms: 30_000 },
@@ -150,6 +193,49 @@ describe('metrics face (GET /metrics)', () => {
     ]) {
       expect(s.types.get(name), name).toBe('counter');
     }
+  });
+
+  it('feeds the effect, capability, cache, LLM token and billing meters from real calls', async () => {
+    const node = await serve({
+      agents: [calc, lab],
+      budgets: { prices: { tokens: 1000 } },
+      // checked, not enforced: what a token would have to grant is counted as `forced`
+      capabilities: { enabled: true, requireToken: false, enforce: false },
+    });
+    const post = async (body: string): Promise<number> => {
+      const res = await fetch(`${node.url}/v1/execute`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: BEARER },
+        body,
+      });
+      await res.text();
+      return res.status;
+    };
+    const think = esrp('think', 'sync', 'lab');
+    expect(await post(think)).toBe(200);
+    expect(await post(think)).toBe(200); // the same request again: answered from the cache
+    expect(await post(esrp('think', 'sync', 'lab'))).toBe(200);
+    expect(await post(esrp('secret', 'sync', 'lab'))).toBe(200);
+    expect(await call(node, 'ok')).toBe(200);
+    const s = await scrape(node);
+    const think1 = { verb: 'lab.think' };
+    expect(sampleValue(s, 'agentese_cache_operations_total', { ...think1, hit_miss: 'miss' })).toBe(2);
+    expect(sampleValue(s, 'agentese_cache_operations_total', { ...think1, hit_miss: 'hit' })).toBe(1);
+    // two runs, each with its two declared effects; the cached answer ran nothing
+    expect(
+      sampleValue(s, 'agentese_effect_operations_total', { effect: 'charges', resource: 'tokens' }),
+    ).toBe(2);
+    expect(sampleValue(s, 'agentese_effect_operations_total', { effect: 'reads', resource: 'budget' })).toBe(
+      2,
+    );
+    expect(sampleValue(s, 'agentese_llm_tokens_total', { model: 'm-small', direction: 'input' })).toBe(24);
+    expect(sampleValue(s, 'agentese_llm_tokens_total', { model: 'm-small', direction: 'output' })).toBe(6);
+    expect(sampleValue(s, 'agentese_billing_charges_total', { meter: 'tokens', tenant: 'tenant-a' })).toBe(2);
+    const checks = (scope: string, result: string): number | undefined =>
+      sampleValue(s, 'agentese_capability_checks_total', { scope, result });
+    expect(checks('verb', 'allowed')).toBe(1); // calc.ok declares nothing
+    expect(checks('lab:secret', 'forced')).toBe(1);
+    expect(checks('reads:budget', 'forced')).toBe(3); // the cached answer was checked too
   });
 
   it('answers 401 without a credential, and with a bad one, when not public', async () => {
