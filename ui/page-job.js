@@ -1,7 +1,8 @@
-// One job: its facts, input and outputs, its error with the recovery hints, and its events in
-// log order; a job still running is followed live over its SSE stream.
+// One job: its facts, input and outputs, its error with the recovery hints, its events in log
+// order and the waterfall of the trace it belongs to; a job still running is followed live over
+// its SSE stream.
 import { aborted, ApiError, esrpOutputs, getJson, readSse, token } from './api.js';
-import { clock, fill, h, jsonBlock, ms, problem } from './dom.js';
+import { clock, fill, h, jsonBlock, ms, problem, svg } from './dom.js';
 
 const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
 
@@ -55,6 +56,82 @@ function outputsBlock(outputs) {
   );
 }
 
+const SPAN_STATUS = {
+  ok: 'succeeded',
+  failed: 'failed',
+  cancelled: 'cancelled',
+  rejected: 'failed',
+  running: 'started',
+  queued: 'queued',
+};
+
+/**
+ * The trace's spans (one per job, nested by caller) as a waterfall: each row names the verb,
+ * its agents and status in text, and draws its span as a bar on the trace's time axis (SVG
+ * geometry, so the strict CSP needs no inline style). The current job is marked, the others link.
+ */
+export function traceBlock(trace, currentId) {
+  if (!trace || trace.spans.length === 0) return null;
+  const total = Math.max(trace.durationMs, 1);
+  const x = (offset) => Math.min(1000, Math.max(0, (offset / total) * 1000));
+  return h(
+    'section',
+    { 'aria-labelledby': 'trace-title' },
+    h(
+      'h2',
+      { id: 'trace-title' },
+      `Trace (${trace.spans.length} ${trace.spans.length === 1 ? 'span' : 'spans'})`,
+    ),
+    h(
+      'p',
+      { class: 'live' },
+      h('code', {}, trace.traceId),
+      ` · ${ms(trace.durationMs)} in all · the whole trace: plexus trace ${trace.traceId}`,
+    ),
+    h(
+      'ol',
+      { class: 'waterfall', 'data-testid': 'trace-waterfall' },
+      trace.spans.map((span) => {
+        const current = span.jobId === currentId;
+        const status = SPAN_STATUS[span.status] ?? 'queued';
+        const label = current
+          ? h('strong', { 'aria-current': 'true' }, span.verb)
+          : h('a', { href: `#/jobs/${encodeURIComponent(span.jobId)}` }, span.verb);
+        return h(
+          'li',
+          { class: `depth-${Math.min(span.depth, 8)}${current ? ' current' : ''}`, 'data-job': span.jobId },
+          h(
+            'span',
+            { class: 'span-label' },
+            label,
+            ' ',
+            h('span', { class: `badge ${status}` }, span.status),
+            span.agents.length > 0 ? h('span', { class: 'live' }, ` on ${span.agents.join(', ')}`) : null,
+            span.error ? h('span', { class: 'live' }, ` ${span.error.code}`) : null,
+          ),
+          svg(
+            'svg',
+            {
+              class: 'span-track',
+              viewBox: '0 0 1000 10',
+              preserveAspectRatio: 'none',
+              'aria-hidden': 'true',
+            },
+            svg('rect', {
+              class: `span-bar ${status}`,
+              x: x(span.offsetMs),
+              y: 1,
+              height: 8,
+              width: Math.max(2, x(span.offsetMs + span.durationMs) - x(span.offsetMs)),
+            }),
+          ),
+          h('span', { class: 'span-time' }, `+${ms(span.offsetMs)} · ${ms(span.durationMs)}`),
+        );
+      }),
+    ),
+  );
+}
+
 function eventsBlock(events) {
   return h(
     'section',
@@ -81,8 +158,14 @@ function eventsBlock(events) {
 
 export async function render(main, [id], signal) {
   let detail;
+  let trace = null;
+  const readTrace = async () => {
+    // the waterfall is an extra: a job page still shows when its trace cannot be read
+    const answer = await getJson(`/ui/api/jobs/${encodeURIComponent(id)}/trace`, signal).catch(() => null);
+    trace = answer?.trace ?? null;
+  };
   try {
-    detail = await getJson(`/ui/api/jobs/${encodeURIComponent(id)}`, signal);
+    [detail] = await Promise.all([getJson(`/ui/api/jobs/${encodeURIComponent(id)}`, signal), readTrace()]);
   } catch (error) {
     if (error instanceof ApiError) {
       fill(
@@ -121,6 +204,7 @@ export async function render(main, [id], signal) {
       ),
       cancel,
       errorBlock(esrp.error),
+      traceBlock(trace, job.id),
       h(
         'section',
         { 'aria-labelledby': 'input-title' },
@@ -133,7 +217,7 @@ export async function render(main, [id], signal) {
     if (focusedTitle) document.getElementById('page-title')?.focus({ preventScroll: true });
   };
   const refresh = async () => {
-    detail = await getJson(`/ui/api/jobs/${encodeURIComponent(id)}`, signal);
+    [detail] = await Promise.all([getJson(`/ui/api/jobs/${encodeURIComponent(id)}`, signal), readTrace()]);
     draw();
   };
   async function cancelJob(jobId) {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/core/json.js';
 import type { Event } from '../../src/core/records/event.js';
-import { buildTrace, formatMs, renderWaterfall, shouldColor } from '../../src/cli/trace-view.js';
+import { formatMs, renderWaterfall, shouldColor } from '../../src/cli/trace-view.js';
+import { buildTrace } from '../../src/observability/trace-spans.js';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const T0 = Date.parse('2025-01-01T00:00:00.000Z');

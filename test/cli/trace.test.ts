@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TraceView } from '../../src/cli/trace-view.js';
+import type { TraceView } from '../../src/observability/trace-spans.js';
 import { createNode, withDataDirLog } from '../../src/node/index.js';
 import { createPlexus, newTraceparent, traceIdOf } from '../../src/sdk/index.js';
 import { conceptAgent, soulAgent } from '../sdk/sdk-fixtures.js';

@@ -170,6 +170,12 @@ describe('the dashboard in a real browser', () => {
     const main = await page.textContent('main');
     expect(main).toContain('division by zero');
     expect(main).toContain('job_failed');
+    // the waterfall of its trace: one span, this job, failed, drawn as a bar
+    const span = page.locator(`[data-testid=trace-waterfall] li[data-job="${id}"]`);
+    await span.waitFor(WAIT);
+    expect(await span.locator('[aria-current=true]').textContent()).toBe('math.evaluate');
+    expect(await span.locator('.badge').textContent()).toBe('failed');
+    expect(await span.locator('rect.span-bar').count()).toBe(1);
     await screenshot('job');
     expect(problems).toEqual([]);
   }, 120_000);

@@ -10,13 +10,13 @@ import { PlexusError } from '../../core/errors.js';
 import type { Event } from '../../core/records/event.js';
 import { DEFAULT_DATA_DIR, withDataDirLog } from '../../node/index.js';
 import { parseTraceparent } from '../../wire/index.js';
-import type { EventFilter, EventLog } from '../../store/index.js';
+import { readTraceEvents } from '../../store/trace-events.js';
 import type { CliIo } from '../io.js';
-import { buildTrace, renderWaterfall, shouldColor } from '../trace-view.js';
+import { buildTrace } from '../../observability/trace-spans.js';
+import { renderWaterfall, shouldColor } from '../trace-view.js';
 
 /** The most jobs one trace may have before `plexus trace` refuses to draw it. */
 export const MAX_TRACE_JOBS = 10_000;
-const PAGE = 1000;
 
 /**
  * The 32-hex trace id of a trace id, the same id in ESRP's UUID form (an ESRP answer's
@@ -35,50 +35,6 @@ export function traceIdArgument(text: string): string {
     'INVALID_PARAMS',
     `TRACE_ID must be a 32-hex trace id or a traceparent (00-<trace id>-<span id>-<flags>) (or the trace id in UUID form), got ${JSON.stringify(text.slice(0, 80))}`,
   );
-}
-
-async function readAll(log: EventLog, filter: EventFilter, max: number): Promise<Event[]> {
-  const out: Event[] = [];
-  let afterSeq = 0;
-  for (;;) {
-    const page = await log.read({ ...filter, afterSeq, limit: PAGE });
-    out.push(...page);
-    if (out.length > max) {
-      throw new PlexusError(
-        'INVALID_PARAMS',
-        `the trace has more than ${max} events of one kind; too many to draw`,
-      );
-    }
-    const last = page.at(-1);
-    if (page.length < PAGE || last === undefined) return out;
-    afterSeq = last.seq;
-  }
-}
-
-/** The events of a trace: its jobs' events, and the other events carrying the trace id. */
-export async function readTraceEvents(
-  log: EventLog,
-  traceId: string,
-): Promise<{ jobEvents: Event[]; otherEvents: Event[] }> {
-  const traced = await readAll(log, { trace: traceId }, MAX_TRACE_JOBS * 4);
-  const jobIds = [
-    ...new Set(
-      traced
-        .filter((e) => e.type === 'job.submitted' && e.causation !== undefined)
-        .map((e) => e.causation as string),
-    ),
-  ];
-  if (jobIds.length > MAX_TRACE_JOBS) {
-    throw new PlexusError(
-      'INVALID_PARAMS',
-      `trace ${traceId} has ${jobIds.length} jobs; at most ${MAX_TRACE_JOBS} can be drawn`,
-    );
-  }
-  const jobEvents: Event[] = [];
-  for (const id of jobIds)
-    jobEvents.push(...(await readAll(log, { causation: id, typePrefix: 'job.' }, PAGE * 10)));
-  const otherEvents = traced.filter((e) => !e.type.startsWith('job.'));
-  return { jobEvents: jobEvents.sort((a, b) => a.seq - b.seq), otherEvents };
 }
 
 interface TraceOptions {
@@ -104,7 +60,7 @@ export function registerTrace(program: Command, io: CliIo): void {
       const traceId = traceIdArgument(id);
       const dataDir = resolve(io.cwd, opts.data);
       const view = await withDataDirLog(dataDir, async (log) => {
-        const { jobEvents, otherEvents } = await readTraceEvents(log, traceId);
+        const { jobEvents, otherEvents } = await readTraceEvents(log, traceId, { maxJobs: MAX_TRACE_JOBS });
         const mine = (e: Event): boolean => opts.tenant === undefined || e.tenant === opts.tenant;
         return buildTrace(traceId, jobEvents.filter(mine), otherEvents.filter(mine));
       });

@@ -18,6 +18,7 @@ import { registerHttpFaceContext } from '../http/http-face-context.js';
 import { httpFaceScope } from '../http/http-face-scope.js';
 import { loadUiAssets, type UiAsset } from './ui-assets.js';
 import { registerUiJobRoutes } from './ui-jobs.js';
+import { registerUiTraceRoute } from './ui-trace.js';
 import { uiMetricsOf } from './ui-metrics.js';
 
 /** Where the dashboard is served. */
@@ -99,6 +100,7 @@ export function uiFace(init: UiFaceInit = {}): FaceFactory {
             }),
           );
           registerUiJobRoutes(context, scope);
+          registerUiTraceRoute(context, scope);
         },
       });
     },

@@ -87,7 +87,8 @@ function shownData(event: JobEvent): JsonValue {
   return shown;
 }
 
-function jobIdOf(request: FastifyRequest): string {
+/** The `{id}` of a `/ui/api/jobs/{id}…` route. @throws PlexusError `INVALID_PARAMS` when it names none. */
+export function jobIdOf(request: FastifyRequest): string {
   const { id } = request.params as { id?: unknown };
   if (typeof id !== 'string' || id === '' || id.length > 200) {
     throw new PlexusError('INVALID_PARAMS', 'the URL names no job id: use /ui/api/jobs/{job_id}');

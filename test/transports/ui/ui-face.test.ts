@@ -270,6 +270,31 @@ describe('dashboard face: JSON routes', () => {
     expect(theirs.json()['error']['code']).toBe(missing.json()['error']['code']);
   });
 
+  it('draws the trace a job belongs to: its tenant’s jobs of that trace only, each with its status', async () => {
+    const traceId = randomUUID().replace(/-/g, '');
+    const traced = (tenant: Record<string, string>) => ({
+      ...tenant,
+      traceparent: `00-${traceId}-${randomUUID().replace(/-/g, '').slice(0, 16)}-01`,
+    });
+    const first = await call('ok', { t: 1 }, traced(A));
+    const second = await call('fail', { t: 2 }, traced(A));
+    const theirs = await call('ok', { t: 3 }, traced(G));
+    const mine = (await get(`/ui/api/jobs/${first}/trace`)).json()['trace'] as Body;
+    expect(mine['traceId']).toBe(traceId);
+    const spans = mine['spans'] as { jobId: string; verb: string; status: string; depth: number }[];
+    expect(spans.map((s) => [s.jobId, s.verb, s.status])).toEqual([
+      [first, 'calc.ok', 'ok'],
+      [second, 'calc.fail', 'failed'],
+    ]);
+    // the other tenant's job of the same trace is neither drawn nor reachable
+    expect((await get(`/ui/api/jobs/${theirs}/trace`)).status).toBe(404);
+    const theirView = (await get(`/ui/api/jobs/${theirs}/trace`, G)).json()['trace'] as Body;
+    expect((theirView['spans'] as { jobId: string }[]).map((s) => s.jobId)).toEqual([theirs]);
+    const missing = await get('/ui/api/jobs/01a00000-0000-7000-8000-000000000000/trace');
+    expect(missing.status).toBe(404);
+    expect((await get(`/ui/api/jobs/${first}/trace`, {})).status).toBe(401);
+  });
+
   it('feeds new job events live, only the caller tenant’s, and resumes after Last-Event-ID', async () => {
     let mine = '';
     let other = '';
