@@ -182,7 +182,7 @@ async function post(
   reply: FastifyReply,
 ): Promise<FastifyReply> {
   const { messages, batch } = messagesOf(request, init.bodyLimitBytes);
-  const opening = messages.some((m) => isInitializeRequest(m));
+  const opening = messages.some((m) => 'method' in m && m.method === 'initialize' && isInitializeRequest(m));
   if (opening && messages.length > 1) {
     throw new PlexusError('INVALID_REQUEST', 'initialize must be sent alone, not in a batch');
   }
