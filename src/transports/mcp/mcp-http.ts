@@ -11,13 +11,26 @@ import { MCP_PROTOCOL_VERSIONS, MCP_VERSION_HEADER } from './mcp-protocol.js';
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
-function hostnameOf(host: string | undefined): string | undefined {
-  if (host === undefined || host === '') return undefined;
+/** Most recent `Host` values and their host names (a client sends the same one every time). */
+const hostnames = new Map<string, string | undefined>();
+const HOSTNAMES_KEPT = 64;
+
+function parseHostname(host: string): string | undefined {
   try {
     return new URL(`http://${host}`).hostname.toLowerCase();
   } catch {
     return undefined;
   }
+}
+
+/** The host name of a `Host` value as the URL parser reads it (remembered: MCP-45). */
+function hostnameOf(host: string | undefined): string | undefined {
+  if (host === undefined || host === '') return undefined;
+  if (hostnames.has(host)) return hostnames.get(host);
+  const name = parseHostname(host);
+  if (hostnames.size >= HOSTNAMES_KEPT) hostnames.clear();
+  hostnames.set(host, name);
+  return name;
 }
 
 /**

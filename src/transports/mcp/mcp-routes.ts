@@ -8,16 +8,12 @@
  * `MCP-Protocol-Version` (400).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  JSONRPCMessageSchema,
-  isInitializeRequest,
-  type JSONRPCMessage,
-  type RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { decodeJsonText } from '../../core/bounded-json.js';
 import { PlexusError } from '../../core/errors.js';
 import type { Principal } from '../../runtime/index.js';
 import { acceptsOf, protocolVersionOf, sendRefusal } from './mcp-http.js';
+import { jsonRpcMessageOf } from './jsonrpc-message.js';
 import { MCP_PATH, MCP_SESSION_HEADER } from './mcp-protocol.js';
 import type { McpSession, McpSessions } from './mcp-sessions.js';
 import type { SessionServer } from './mcp-server.js';
@@ -55,14 +51,14 @@ function messagesOf(
   const items: unknown[] = batch ? value : [value];
   if (items.length === 0) throw new PlexusError('INVALID_REQUEST', 'an empty batch carries no message');
   const messages = items.map((item, i) => {
-    const parsed = JSONRPCMessageSchema.safeParse(item);
-    if (!parsed.success) {
+    const message = jsonRpcMessageOf(item);
+    if (message === undefined) {
       throw new PlexusError(
         'INVALID_REQUEST',
         `message ${i} is not a JSON-RPC 2.0 request, notification or response`,
       );
     }
-    return parsed.data;
+    return message;
   });
   return { messages, batch };
 }
@@ -182,7 +178,7 @@ async function post(
   reply: FastifyReply,
 ): Promise<FastifyReply> {
   const { messages, batch } = messagesOf(request, init.bodyLimitBytes);
-  const opening = messages.some((m) => isInitializeRequest(m));
+  const opening = messages.some((m) => 'method' in m && m.method === 'initialize' && isInitializeRequest(m));
   if (opening && messages.length > 1) {
     throw new PlexusError('INVALID_REQUEST', 'initialize must be sent alone, not in a batch');
   }

@@ -26,7 +26,7 @@ import {
 import { PlexusError } from '../../core/errors.js';
 import type { JsonValue } from '../../core/json.js';
 import type { Principal, Runtime } from '../../runtime/index.js';
-import { toolCatalog, type CatalogEntry } from './tool-catalog.js';
+import { catalogOf, type CatalogEntry } from './tool-catalog.js';
 import { callTool, toolFailure } from './tool-call.js';
 import { complete, getPrompt, listedPrompts } from './mcp-prompts.js';
 import { checkResource, listedResources, listedTemplates, readResource } from './mcp-resources.js';
@@ -180,7 +180,7 @@ export function sessionServer(init: SessionServerInit): SessionServer {
     return {};
   });
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
-    const catalog = toolCatalog(runtime.agents.registry);
+    const catalog = catalogOf(runtime.agents.registry).entries;
     const visible = init.visible;
     const tools = (visible === undefined ? catalog : catalog.filter((e) => visible(e))).map((e) => e.tool);
     const { page, nextCursor } = paged(tools, request.params?.cursor, init.pageSize);
@@ -217,7 +217,7 @@ export function sessionServer(init: SessionServerInit): SessionServer {
     complete(runtime, request.params.ref, request.params.argument, caller(extra.signal)),
   );
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const entry = toolCatalog(init.runtime.agents.registry).find((e) => e.tool.name === request.params.name);
+    const entry = catalogOf(runtime.agents.registry).byName(request.params.name);
     if (entry === undefined) {
       return toolFailure(
         new PlexusError('UNKNOWN_VERB', `no tool named ${JSON.stringify(request.params.name)}`),

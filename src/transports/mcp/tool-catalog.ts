@@ -5,8 +5,11 @@
  * `{input}` when it is not one), its output schema when the verb's output is an object, and
  * annotations from the verb spec. A verb's projection hint `mcp:tool` (MCP-40) may name its
  * tool (`name`) and declare that its output is an MCP tool result (`content: true`).
+ * {@link catalogOf} keeps one catalog per registry until a card changes (MCP-45): a
+ * `tools/call` looks its tool up by name instead of rebuilding every tool of the registry.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { AgentCard } from '../../core/records/agent-card.js';
 import type { JsonSchema } from '../../core/schema-validator.js';
 import type { Registry } from '../../runtime/agents/registry.js';
 import { compareIds } from '../../runtime/agents/registry.js';
@@ -136,4 +139,44 @@ export function toolCatalog(registry: Registry): CatalogEntry[] {
       content,
     };
   });
+}
+
+/** The tool catalog of a registry, shared by every session of the node. */
+export interface ToolCatalog {
+  /** Every tool, in the stable order of {@link toolCatalog}. */
+  readonly entries: readonly CatalogEntry[];
+  /** The tool named `name`, if any. */
+  byName(name: string): CatalogEntry | undefined;
+}
+
+interface CachedCatalog {
+  /** The cards it was built from, in `registry.list()` order (compared by identity). */
+  readonly cards: readonly AgentCard[];
+  readonly catalog: ToolCatalog;
+}
+
+const catalogs = new WeakMap<Registry, CachedCatalog>();
+
+function sameCards(a: readonly AgentCard[], b: readonly AgentCard[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * The catalog of `registry` now (MCP-45): built once, and again only when a card was
+ * registered, updated or removed since. The registry replaces a card object (and its verb
+ * specs with it) on every change and never edits one in place, so the cards compared by
+ * identity tell exactly when the tools may have changed; the check is synchronous, so a call
+ * made right after a registration sees the new tool.
+ */
+export function catalogOf(registry: Registry): ToolCatalog {
+  const cards = registry.list();
+  const cached = catalogs.get(registry);
+  if (cached !== undefined && sameCards(cached.cards, cards)) return cached.catalog;
+  const entries = toolCatalog(registry);
+  const named = new Map(entries.map((e) => [e.tool.name, e]));
+  const catalog: ToolCatalog = { entries, byName: (name) => named.get(name) };
+  catalogs.set(registry, { cards, catalog });
+  return catalog;
 }
