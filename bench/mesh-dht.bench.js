@@ -79,6 +79,8 @@ await Promise.all(
 
 const times = [];
 let misses = 0;
+const cpuBefore = process.cpuUsage();
+const wallBefore = performance.now();
 for (let n = 0; n < LOOKUPS; n += 1) {
   const from = Math.floor(Math.random() * NODES);
   let target = Math.floor(Math.random() * NODES);
@@ -103,6 +105,10 @@ for (let n = 0; n < LOOKUPS; n += 1) {
   if (found) times.push(performance.now() - started);
   else misses += 1;
 }
+const cpu = process.cpuUsage(cpuBefore);
+// The process's CPU time per wall second during the lookups: on a shared machine, how much of a
+// core the 20 peers got (well below 1 means the figures above are mostly waiting for a CPU).
+const cpuShare = (cpu.user + cpu.system) / 1000 / (performance.now() - wallBefore);
 times.sort((a, b) => a - b);
 console.log(
   JSON.stringify({
@@ -114,6 +120,8 @@ console.log(
     backgroundErrors,
     p50Ms: Number(pct(times, 50)?.toFixed(1)),
     p99Ms: Number(pct(times, 99)?.toFixed(1)),
+    cpuMsPerLookup: Number(((cpu.user + cpu.system) / 1000 / LOOKUPS).toFixed(1)),
+    cpuShare: Number(cpuShare.toFixed(2)),
     loadAverage1m: { start: Number(loadAtStart.toFixed(2)), end: Number(loadavg()[0].toFixed(2)) },
   }),
 );

@@ -84,9 +84,11 @@ export async function createMeshPeer(init: MeshPeerInit): Promise<MeshLibp2p> {
     services: {
       identify: identify(),
       ping: ping(),
-      // Heartbeats overlap while one waits for its timeout: room for all of them, both ways.
+      // Heartbeats overlap while one waits for its timeout: room for all of them, both ways; the
+      // answering side waits as long as the asking side (its 10 s default reset slow heartbeats).
       monitorPing: ping({
         protocolPrefix: MONITOR_PING_PREFIX,
+        timeout: MONITOR_PING_MAX_TIMEOUT_MS,
         maxOutboundStreams: MONITOR_PING_STREAMS,
         maxInboundStreams: 2 * MONITOR_PING_STREAMS,
       }),
