@@ -8,7 +8,9 @@
  * - Keys are provided when the local verbs change, and again while the node knows few peers
  *   (a key provided before the node had DHT neighbours reached nobody); kad-dht re-provides
  *   them later on its own schedule. A verb no longer served is no longer re-provided.
- * - A lookup takes at most `timeoutMs`; at most `maxProviders` providers are asked.
+ * - A lookup takes at most `timeoutMs`; at most `maxProviders` providers are asked. It answers
+ *   once the first provider's cards are merged (the DHT walk stops there; fetches already
+ *   started finish in the background, within the same bound), or when the walk ends.
  */
 import type { PeerId, PeerInfo } from '@libp2p/interface';
 import { toPlexusError } from '../../core/errors.js';
@@ -89,12 +91,14 @@ export function dhtDiscovery(init: DhtDiscoveryInit): DhtDiscovery {
     provided.set(verb, reached);
   }
 
-  async function fetchFrom(provider: PeerInfo, verb: string, signal: AbortSignal): Promise<void> {
+  /** Asks `provider` for its cards of `verb` and merges them; resolves how many it answered. */
+  async function fetchFrom(provider: PeerInfo, verb: string, signal: AbortSignal): Promise<number> {
     const id: PeerId = provider.id;
     if (provider.multiaddrs.length > 0) await peer.peerStore.merge(id, { multiaddrs: provider.multiaddrs });
     const cards = await requestCards(peer, id, [verb], { verifier: init.verifier, signal });
     await init.merge(id.toString(), cards);
     logger.info({ verb, peer: id.toString(), cards: cards.length }, 'cards found through the DHT');
+    return cards.length;
   }
 
   return {
@@ -112,31 +116,50 @@ export function dhtDiscovery(init: DhtDiscoveryInit): DhtDiscovery {
     },
     provided: () => [...provided.keys()].sort(),
     async discover(verb, options) {
-      const signal = AbortSignal.any([options.signal, AbortSignal.timeout(init.timeoutMs)]);
+      // The fetches run to the lookup's deadline; the DHT walk stops at the first provider whose
+      // cards arrived (MESH-25): a lookup answers as soon as it can, not when the walk ends.
+      const deadline = AbortSignal.any([options.signal, AbortSignal.timeout(init.timeoutMs)]);
+      const walkDone = new AbortController();
+      const signal = AbortSignal.any([deadline, walkDone.signal]);
+      let answered = (): void => undefined;
+      const found = new Promise<void>((resolve) => {
+        answered = resolve;
+      });
       const asked = new Set<string>();
       const fetches: Promise<void>[] = [];
-      try {
-        for await (const event of dht.findProviders(keyOf(verb), { signal })) {
-          if (event.name !== 'PROVIDER') continue;
-          for (const provider of event.providers) {
-            const id = provider.id.toString();
-            if (id === self || asked.has(id) || asked.size >= maxProviders) continue;
-            asked.add(id);
-            fetches.push(
-              fetchFrom(provider, verb, signal).catch((error: unknown) => {
-                logger.info(
-                  { verb, peer: id, err: toPlexusError(error).message },
-                  'cards of a DHT provider not taken',
-                );
-              }),
-            );
+      const walk = async (): Promise<void> => {
+        try {
+          for await (const event of dht.findProviders(keyOf(verb), { signal })) {
+            if (event.name !== 'PROVIDER') continue;
+            for (const provider of event.providers) {
+              const id = provider.id.toString();
+              if (id === self || asked.has(id) || asked.size >= maxProviders) continue;
+              asked.add(id);
+              fetches.push(
+                fetchFrom(provider, verb, deadline).then(
+                  (cards) => {
+                    if (cards === 0) return;
+                    walkDone.abort();
+                    answered();
+                  },
+                  (error: unknown) => {
+                    logger.info(
+                      { verb, peer: id, err: toPlexusError(error).message },
+                      'cards of a DHT provider not taken',
+                    );
+                  },
+                ),
+              );
+            }
+            if (asked.size >= maxProviders) break;
           }
-          if (asked.size >= maxProviders) break;
+        } catch (error) {
+          if (!signal.aborted) logger.info({ verb, err: toPlexusError(error).message }, 'DHT lookup failed');
         }
-      } catch (error) {
-        if (!signal.aborted) logger.info({ verb, err: toPlexusError(error).message }, 'DHT lookup failed');
-      }
-      await Promise.all(fetches);
+        // The walk ended without a provider that answered: wait for the fetches it started.
+        await Promise.all(fetches);
+      };
+      await Promise.race([found, walk()]);
     },
   };
 }

@@ -19,11 +19,23 @@ import { createLibp2p, type Libp2p } from 'libp2p';
 /** The protocol id of the Plexus Kademlia DHT (not the public IPFS one). */
 export const DHT_PROTOCOL = '/plexus/kad/1.0.0';
 
+/** The prefix of the connection monitor's own ping protocol, `/plexus/ping/1.0.0` (MESH-24). */
+export const MONITOR_PING_PREFIX = 'plexus';
+/** How often the connection monitor pings each connection, ms (libp2p's default). */
+const MONITOR_PING_INTERVAL_MS = 10_000;
+/** The least and the most a heartbeat ping may take before its connection is aborted, ms. */
+const MONITOR_PING_MIN_TIMEOUT_MS = 20_000;
+const MONITOR_PING_MAX_TIMEOUT_MS = 30_000;
+/** Heartbeats that can be open at once on a connection: one per interval within the longest timeout, + 1. */
+const MONITOR_PING_STREAMS = Math.ceil(MONITOR_PING_MAX_TIMEOUT_MS / MONITOR_PING_INTERVAL_MS) + 1;
+
 /** The services of the mesh peer. */
 export interface MeshServices {
   readonly pubsub: GossipSub;
   readonly identify: Identify;
   readonly ping: Ping;
+  /** Answers the connection monitor's heartbeat on `/plexus/ping/1.0.0` (MESH-24). */
+  readonly monitorPing: Ping;
   readonly dht: KadDHT;
   [key: string]: unknown;
 }
@@ -58,9 +70,28 @@ export async function createMeshPeer(init: MeshPeerInit): Promise<MeshLibp2p> {
     transports: [tcp()],
     connectionEncrypters: [noise()],
     streamMuxers: [yamux()],
+    // The heartbeat that aborts a connection whose ping fails (MESH-24) has its own protocol: on
+    // the shared `/ipfs/ping/1.0.0` (one outbound stream per connection) it collided with the
+    // DHT's ping of a new contact, took the refused stream for a dead peer and aborted the
+    // connection, leaving a node that had joined through one bootstrap peer with no DHT peer.
+    // Its timeout tolerates a loaded machine (libp2p's 5 s floor aborted every connection of a
+    // busy process at once).
+    connectionMonitor: {
+      protocolPrefix: MONITOR_PING_PREFIX,
+      pingInterval: MONITOR_PING_INTERVAL_MS,
+      pingTimeout: { minTimeout: MONITOR_PING_MIN_TIMEOUT_MS, maxTimeout: MONITOR_PING_MAX_TIMEOUT_MS },
+    },
     services: {
       identify: identify(),
       ping: ping(),
+      // Heartbeats overlap while one waits for its timeout: room for all of them, both ways; the
+      // answering side waits as long as the asking side (its 10 s default reset slow heartbeats).
+      monitorPing: ping({
+        protocolPrefix: MONITOR_PING_PREFIX,
+        timeout: MONITOR_PING_MAX_TIMEOUT_MS,
+        maxOutboundStreams: MONITOR_PING_STREAMS,
+        maxInboundStreams: 2 * MONITOR_PING_STREAMS,
+      }),
       // The Plexus DHT (MESH-21): its own protocol id, every node a server, and addresses kept
       // as announced (the default mapper drops private and loopback ones).
       dht: kadDHT({
