@@ -8,7 +8,9 @@
  * - `demo.slow` (agent `demo`): a job that runs for a few seconds reporting progress, for
  *   async mode, SSE and cancellation;
  * - agent `conformance`: the fixtures of the official MCP conformance suite
- *   (`demo/conformance-agent.ts`; not in {@link DEMO_VERBS}, they are MCP test fixtures).
+ *   (`demo/conformance-agent.ts`; not in {@link DEMO_VERBS}, they are MCP test fixtures);
+ * - agent `tck`: the A2A TCK's system-under-test behaviours keyed by messageId prefix
+ *   (`demo/tck-agent.ts`; not in {@link DEMO_VERBS} either, an A2A test fixture).
  *
  * Each agent's id is its verb's namespace, so an ESRP request (whose `target.service` is the
  * namespace) reaches it directly; and each reads ESRP request data (`params` and named
@@ -23,6 +25,7 @@ import { evaluateExpression, MAX_EXPRESSION_LENGTH } from './demo/math-expressio
 import { checkedInput, withEsrpInput } from './demo/esrp-input.js';
 import { MAX_SUMMARY_SENTENCES, summarize } from './demo/summarize.js';
 import { conformanceAgent } from './demo/conformance-agent.js';
+import { tckAgent } from './demo/tck-agent.js';
 
 /** The longest text `text.summarize` takes, in characters. */
 export const MAX_SUMMARY_TEXT = 1_000_000;
@@ -262,10 +265,17 @@ export function slowAgent(): AgentDefinition {
 }
 
 /** The ids of the demo agents. */
-export const DEMO_AGENT_IDS = ['echo', 'text', 'math', 'demo', 'conformance'] as const;
+export const DEMO_AGENT_IDS = ['echo', 'text', 'math', 'demo', 'conformance', 'tck'] as const;
 
 /** Every demo agent, in a fixed order; or those whose id is in `only`. */
 export function demoAgents(only?: readonly string[]): AgentDefinition[] {
-  const all = [echoAgent(), summarizerAgent(), calculatorAgent(), slowAgent(), conformanceAgent()];
+  const all = [
+    echoAgent(),
+    summarizerAgent(),
+    calculatorAgent(),
+    slowAgent(),
+    conformanceAgent(),
+    tckAgent(),
+  ];
   return only === undefined ? all : all.filter((a) => only.includes(a.card.id));
 }

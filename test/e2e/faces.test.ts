@@ -139,6 +139,7 @@ describe('a node process', () => {
       'micropayments',
       'recursive',
       'state',
+      'tck',
       'text',
       'tool',
     ]);

@@ -59,6 +59,7 @@ describe('the built-in verbs and what a token must grant for them', () => {
       'math.evaluate',
       'demo.slow',
       ...CONFORMANCE_VERBS,
+      'tck.run',
     ]);
   });
 

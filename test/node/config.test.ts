@@ -174,7 +174,7 @@ describe('the demo setting', () => {
     expect(parseNodeConfigText('demo: [echo, math]')).toEqual({ demo: ['echo', 'math'] });
     expect(parseNodeConfigText('demo: false')).toEqual({ demo: false });
     expect(refusal(() => parseNodeConfigText('demo: [echo, clock]')).message).toMatch(
-      /"demo\[1\]" must name a demo agent \(echo, text, math, demo, conformance\), got "clock"/,
+      /"demo\[1\]" must name a demo agent \(echo, text, math, demo, conformance, tck\), got "clock"/,
     );
     expect(refusal(() => parseNodeConfigText('demo: 3')).message).toMatch(
       /"demo" must be true, false or a list/,

@@ -48,8 +48,9 @@ async function call(verb: string, data: JsonValue): Promise<Envelope> {
 describe('the demo agents', () => {
   it('offer the four demo verbs, each with input and output schemas, safe to run again', async () => {
     const rt = await started();
-    // the conformance agent's verbs are MCP test fixtures (test/node/conformance-agent.test.ts)
-    const cards = rt.agents.registry.list().filter((card) => card.id !== 'conformance');
+    // the conformance agent's verbs are MCP test fixtures (test/node/conformance-agent.test.ts),
+    // the tck agent's an A2A one (test/interop/a2a-tck/requirements.test.ts)
+    const cards = rt.agents.registry.list().filter((card) => !['conformance', 'tck'].includes(card.id));
     const verbs = cards.flatMap((card) => card.capabilities.map((c) => c.verb));
     expect(verbs.sort()).toEqual(DEMO_VERBS.map((v) => v.verb).sort());
     for (const card of cards) {

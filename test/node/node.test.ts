@@ -74,6 +74,7 @@ describe('createNode', () => {
       'micropayments',
       'recursive',
       'state',
+      'tck',
       'text',
       'tool',
     ]);

@@ -42,7 +42,7 @@ import { visibleToTenant } from '../../runtime/pipeline/tenancy.js';
 import { errorOfAnswer } from '../answer-error.js';
 import { a2aErrorOf, notCancelable, taskNotFound, unsupported } from './a2a-errors.js';
 import { answerOf, messageCall } from './message-verb.js';
-import { A2A_EXTENSION, jobStateOfTask, requestMessage, taskOf } from './task-of-job.js';
+import { A2A_EXTENSION, contextIdOf, jobStateOfTask, requestMessage, taskOf } from './task-of-job.js';
 import { jobStateOfEvent, taskUpdates } from './task-updates.js';
 import type { PushConfig, PushConfigs } from './push-configs.js';
 import { checkPushUrl, type PushTargetPolicy } from './push-target.js';
@@ -200,6 +200,12 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
     if (sent === undefined) throw new RequestMalformedError('params.message is required');
     if (sent.messageId === '') throw new RequestMalformedError('message.messageId is required');
     const job = await visibleJob(sent.taskId, caller);
+    if (sent.contextId !== '' && sent.contextId !== contextIdOf(job)) {
+      // A2A §3.4.3: a contextId that is not the task's is refused, not silently replaced
+      throw new RequestMalformedError(
+        `message.contextId ${JSON.stringify(sent.contextId)} is not the context of task ${job.id} (${JSON.stringify(contextIdOf(job))}); leave it out or send the task's`,
+      );
+    }
     if (job.state !== 'INPUT_REQUIRED') {
       throw unsupported(
         isTerminalJobState(job.state)

@@ -11,6 +11,7 @@ import { AgentCard as SdkAgentCardCodec } from '@a2a-js/sdk';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { JsonRpcTransportHandler, type A2ARequestHandler } from '@a2a-js/sdk/server';
 import { VersionNotSupportedError, toJsonRpcError } from '@a2a-js/sdk/errors';
+import { A2A_VERSION_HEADER, requestedA2aVersion } from './a2a-version.js';
 import { decodeJsonText } from '../../core/bounded-json.js';
 import { toPlexusError } from '../../core/errors.js';
 import { a2aCallContext } from './a2a-call-context.js';
@@ -18,8 +19,7 @@ import { sendSse, type A2aRoutesInit, type SseForm } from './a2a-sse.js';
 import { agentEndpoint, baseUrlOf, nodeEndpoint, type A2aEndpoint } from './a2a-endpoint.js';
 import { jobTaskHandler } from './job-task-handler.js';
 
-/** The request header naming the A2A protocol version. */
-export const A2A_VERSION_HEADER = 'a2a-version';
+export { A2A_VERSION_HEADER } from './a2a-version.js';
 
 /** What the routes need from the face. */
 export type A2aRpcRoutesInit = A2aRoutesInit;
@@ -65,9 +65,8 @@ export function registerA2aRpcRoutes(app: FastifyInstance, init: A2aRpcRoutesIni
     reply: FastifyReply,
     endpoint: A2aEndpoint,
   ): Promise<void> => {
-    const header = request.headers[A2A_VERSION_HEADER];
-    const version = typeof header === 'string' ? header.trim() : '';
-    const legacy = version === '' || version === '0.3';
+    const version = requestedA2aVersion(request.headers[A2A_VERSION_HEADER]);
+    const legacy = version === '0.3';
     let body: unknown;
     try {
       body = decodeJsonText(typeof request.body === 'string' ? request.body : '', {

@@ -22,6 +22,7 @@ import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import {
   RequestMalformedError,
   VersionNotSupportedError,
+  type A2AError,
   restStatusFor,
   toRestErrorBody,
 } from '@a2a-js/sdk/errors';
@@ -31,10 +32,14 @@ import { a2aCallContext } from './a2a-call-context.js';
 import { sendSse, type A2aRoutesInit, type SseForm } from './a2a-sse.js';
 import { agentEndpoint, baseUrlOf, nodeEndpoint, type A2aEndpoint } from './a2a-endpoint.js';
 import { jobTaskHandler } from './job-task-handler.js';
-import { A2A_VERSION_HEADER } from './jsonrpc-routes.js';
+import { A2A_VERSION_HEADER, requestedA2aVersion } from './a2a-version.js';
 
-/** The media type of REST answers (A2A §11). */
-export const A2A_REST_CONTENT_TYPE = 'application/a2a+json';
+/**
+ * The media type of REST answers: `application/json`, as A2A §11.1 requires (and the TCK checks,
+ * HTTP_JSON-SVC-001 and HTTP_JSON-ERR-001); not the `application/a2a+json` of §14.1, which the
+ * SDK's own server answers (docs/decisions/a2a.md A2A-16).
+ */
+export const A2A_REST_CONTENT_TYPE = 'application/json';
 
 /** What the routes need from the face. */
 export type A2aRestRoutesInit = A2aRoutesInit;
@@ -47,9 +52,30 @@ type Operation = (
   body: () => Record<string, unknown>,
 ) => Promise<{ status: number; body: unknown } | AsyncGenerator<StreamResponse, void, undefined>>;
 
+/**
+ * The HTTP status of each A2A error, as A2A §5.4 maps them (the SDK's own table answers 400 for
+ * TaskNotCancelable and ContentTypeNotSupported, 500 for InvalidAgentResponse): A2A-16.
+ */
+const SPEC_HTTP_STATUS: Readonly<Record<string, number>> = {
+  TaskNotFoundError: 404,
+  TaskNotCancelableError: 409,
+  PushNotificationNotSupportedError: 400,
+  UnsupportedOperationError: 400,
+  ContentTypeNotSupportedError: 415,
+  InvalidAgentResponseError: 502,
+  ExtendedAgentCardNotConfiguredError: 400,
+  ExtensionSupportRequiredError: 400,
+  VersionNotSupportedError: 400,
+};
+
+/** The HTTP status of an A2A error (A2A §5.4; else the SDK's). */
+export function a2aHttpStatus(error: A2AError): number {
+  return SPEC_HTTP_STATUS[error.name] ?? restStatusFor(error);
+}
+
 function sendError(reply: FastifyReply, failure: unknown): FastifyReply {
   const error = a2aErrorOf(failure);
-  const status = restStatusFor(error);
+  const status = a2aHttpStatus(error);
   return reply
     .code(status)
     .type(A2A_REST_CONTENT_TYPE)
@@ -61,7 +87,7 @@ const REST_SSE: SseForm<StreamResponse> = {
   item: (value) => JSON.stringify(StreamResponseCodec.toJSON(value)),
   error: (failure) => {
     const error = a2aErrorOf(failure);
-    return JSON.stringify(toRestErrorBody(error, restStatusFor(error)));
+    return JSON.stringify(toRestErrorBody(error, a2aHttpStatus(error)));
   },
   refuse: (reply, failure) => sendError(reply, failure),
 };
@@ -163,8 +189,7 @@ export function registerA2aRestRoutes(app: FastifyInstance, init: A2aRestRoutesI
     endpoint: A2aEndpoint,
     operation: Operation,
   ) => {
-    const header = request.headers[A2A_VERSION_HEADER];
-    const version = typeof header === 'string' ? header.trim() : '';
+    const version = requestedA2aVersion(request.headers[A2A_VERSION_HEADER]);
     if (version !== '1.0') {
       return sendError(
         reply,

@@ -45,15 +45,20 @@ export function part(content: NonNullable<Part['content']>, extra: Partial<Part>
   return { content, metadata: undefined, filename: '', mediaType: '', ...extra };
 }
 
-/** A message of the agent about task `taskId`. */
+/**
+ * A message of the agent about task `taskId`; its id is `<taskId>:<about>`, `about` naming what
+ * it reports (a status and its time, a progress event's seq), so every reader of the same task —
+ * GetTask, each of several streams, push — sees the same message id (STREAM-ORDER-003).
+ */
 export function agentMessage(
   taskId: string,
   contextId: string,
   parts: Part[],
+  about: string,
   metadata?: Record<string, unknown>,
 ): Message {
   return {
-    messageId: `${taskId}:${parts.length}:${Date.now().toString(36)}`,
+    messageId: `${taskId}:${about}`,
     contextId,
     taskId,
     role: Role.ROLE_AGENT,
@@ -137,6 +142,7 @@ export function statusOf(job: Job, state: JobState = job.state): TaskStatus {
               job.id,
               contextIdOf(job),
               [part({ $case: 'text', value: `${error.code}: ${error.message}` })],
+              `${state}:${job.timing.updatedAt ?? job.timing.createdAt}`,
               {
                 plexusCode: error.code,
               },
@@ -157,7 +163,10 @@ function inputMessage(job: Job, input: JobInputRequest): Message {
       part({ $case: 'data', value: { inputSchema: input.schema } }, { mediaType: 'application/json' }),
     );
   }
-  return agentMessage(job.id, contextIdOf(job), parts, { plexusState: 'INPUT_REQUIRED' });
+  const asked = job.timing.updatedAt ?? job.timing.createdAt;
+  return agentMessage(job.id, contextIdOf(job), parts, `INPUT_REQUIRED:${asked}`, {
+    plexusState: 'INPUT_REQUIRED',
+  });
 }
 
 /** Options of {@link taskOf}. */

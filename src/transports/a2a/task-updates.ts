@@ -66,9 +66,13 @@ export async function taskUpdates(
   const next = jobStateOfEvent(event);
   if (event.type === 'job.progress') {
     const progress = isJsonObject(event.data) ? event.data['progress'] : undefined;
-    const note = agentMessage(job.id, contextIdOf(job), [part({ $case: 'data', value: progress ?? null })], {
-      progress: true,
-    });
+    const note = agentMessage(
+      job.id,
+      contextIdOf(job),
+      [part({ $case: 'data', value: progress ?? null })],
+      `progress:${event.seq}`,
+      { progress: true },
+    );
     return { updates: [statusUpdate(job, 'WORKING', note)], job, state: 'WORKING' };
   }
   if (event.type === 'job.input_required' && isJsonObject(event.data)) {
@@ -76,6 +80,8 @@ export async function taskUpdates(
     const { prompt, schema } = event.data;
     const asked: Job = {
       ...job,
+      // the time of the question, as the jobs projection records it (so its message id too)
+      timing: { ...job.timing, updatedAt: event.time },
       state: 'INPUT_REQUIRED',
       input: {
         prompt: typeof prompt === 'string' ? prompt : '',
