@@ -3,7 +3,7 @@
  * each with an in-memory span exporter. A capability change gossiped by the far node is applied
  * by the near one in a CONSUMER span under the far node's PRODUCER span; a call entering the
  * near node and run on the far one over `/plexus/rpc/1.0.0` is one trace, the far invocation a
- * child of the near node's `routing.forward` hop. (libp2p in-process: no process is spawned.)
+ * child of the near node's `routing.forward` hop, beside the far node's rpc SERVER span. (libp2p in-process: no process is spawned.)
  */
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,7 @@ afterAll(runCleanups);
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
+const SPAN_KIND_SERVER = 1;
 const SPAN_KIND_PRODUCER = 3;
 const SPAN_KIND_CONSUMER = 4;
 
@@ -74,5 +75,12 @@ describe('traces over the mesh', () => {
     );
     expect(traceOf(farInvocation)).toBe(TRACE);
     expect(parentOf(farInvocation)).toBe(idOf(forward));
+    // the far node's SERVER span of the call (OTel RPC conventions), a sibling under the hop
+    const server = await found('the far rpc server span', () =>
+      farSpans.getFinishedSpans().find((s) => s.name === 'plexus.rpc/demo.work'),
+    );
+    expect(server.kind).toBe(SPAN_KIND_SERVER);
+    expect(parentOf(server)).toBe(idOf(forward));
+    expect(server.attributes).toMatchObject({ 'rpc.system': 'plexus', 'rpc.method': 'demo.work' });
   }, 60_000);
 });
