@@ -113,7 +113,7 @@ export interface NodeInit {
    * `http://localhost:4318`. @default off
    */
   readonly tracing?: NodeConfig['tracing'];
-  /** Where spans go instead of OTLP (tests: an in-memory exporter). Turns tracing on. */
+  /** Where spans go instead of OTLP (tests: an in-memory exporter), each as it ends. Turns tracing on. */
   readonly spanExporter?: SpanExporter;
   /** How long `stop()` waits for in-flight jobs before cancelling them, ms. @default 10000 */
   readonly drainMs?: NodeConfig['drainMs'];

@@ -40,6 +40,8 @@ export function nodeTracingOf(
         config?.protocol === 'http/json' ? 'http/json' : undefined,
       ),
     instanceId: nodeId,
+    // an exporter given in code (tests) gets each span as it ends; OTLP gets batches
+    ...(init.spanExporter === undefined ? {} : { batch: false }),
     ...(config?.serviceName === undefined ? {} : { serviceName: config.serviceName }),
     ...(config?.sampling === undefined ? {} : { sampling: config.sampling }),
   });

@@ -36,7 +36,10 @@ export const STORE_COMMIT_SPAN = 'store.commit';
  */
 export const FORWARD_SPAN = 'routing.forward';
 
-/** One effect handler run before or after a verb (`effect.<name>`). Attribute: `effect`. */
+/**
+ * One phase of an effect handler, before or after a verb (`effect.<name>`), a child of the job's
+ * execute span. Attributes: `effect`, `phase` (`before` / `after`), `job`, `resources`.
+ */
 export const EFFECT_SPAN_PREFIX = 'effect.';
 
 /**

@@ -95,6 +95,13 @@ export interface HandlerContext {
   /** 1 for the first run of the job; higher when the job is run again after a restart. */
   readonly attempt: number;
   /**
+   * The W3C `traceparent` of the span this handler runs in — the job's `runtime.execute` span
+   * when the node traces, else the request's — absent when the request carried none. A handler
+   * that calls another service sends it along (a `traceparent` header, MCP `_meta`, A2A message
+   * metadata) so the far side continues the trace (docs/observability.md "Traces").
+   */
+  readonly traceparent?: string;
+  /**
    * Reports progress (a `job.progress` event; `job_progress` on the ESRP face). Cheap and
    * fire-and-forget; ignored once the job has finished.
    */

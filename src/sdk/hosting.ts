@@ -39,7 +39,8 @@ export function withRefusal(output: JsonSchema): JsonSchema {
 function contextOf(def: SomeVerbDefinition, h: HandlerContext, c: HostingComponents): VerbContext {
   const { envelope } = h;
   const namespace = def.name.split('.')[0] ?? def.name;
-  const traceparent = envelope.traceparent;
+  // the span the handler runs in (the execute span when the node traces): nested calls are its children
+  const traceparent = h.traceparent ?? envelope.traceparent;
   return {
     // `signal` stays lazy: the runtime makes it only for handlers that read it
     get signal() {

@@ -49,8 +49,11 @@ export type CallResult<O = JsonValue> = O | Refusal;
  * What an SDK verb handler receives beside its input: the runtime's handler context, with its
  * own `emit` (namespace-scoped and awaited) in place of the runtime's declared-effects one.
  */
-export interface VerbContext extends Omit<HandlerContext, 'emit'> {
-  /** The request's W3C `traceparent` (this call's span), when it carried one. */
+export interface VerbContext extends Omit<HandlerContext, 'emit' | 'traceparent'> {
+  /**
+   * The W3C `traceparent` of this call's span (the job's execute span when the node traces,
+   * else the request's), when the request carried one. Nested `invoke`s are its children.
+   */
   readonly traceparent: string | undefined;
   /** The request's tenant. */
   readonly tenantId: string | undefined;

@@ -66,6 +66,30 @@ export function parseTraceparentHeader(
   return { traceId, flags };
 }
 
+/**
+ * The caller's span a `traceparent` value names, as a version-00 `traceparent` (a higher
+ * version read by its first four fields, W3C §4.3), or `undefined` when the value is missing
+ * or invalid. The form a face puts on a request envelope it makes for the caller.
+ */
+export function callerTraceparent(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const text = value.trim();
+  const parsed = parseTraceparentHeader(text);
+  if (parsed === undefined) return undefined;
+  return `00-${parsed.traceId}-${text.slice(36, 52)}-${parsed.flags}`;
+}
+
+/**
+ * The caller's span a message's metadata names (JSON-RPC and MCP `params._meta`, A2A message
+ * `metadata`): its `traceparent` member, read like the header. Anything else — not an object,
+ * no member, a malformed value — is `undefined`: the call then starts (or keeps) a trace of
+ * the face's own, never an error (W3C Trace Context §4.3).
+ */
+export function traceparentOfMeta(meta: unknown): string | undefined {
+  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return undefined;
+  return callerTraceparent((meta as Record<string, unknown>)[TRACEPARENT_HEADER]);
+}
+
 /** The `tracestate` to carry on: kept when every list member is well formed, dropped otherwise. */
 function tracestateOf(value: string | string[] | undefined): string | undefined {
   const text = Array.isArray(value) ? value.join(',') : value;

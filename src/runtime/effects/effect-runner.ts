@@ -9,7 +9,8 @@ import { PlexusError, toPlexusError } from '../../core/errors.js';
 import type { VerbSpec } from '../../core/records/verb-spec.js';
 import type { Principal } from '../context.js';
 import type { LegResult } from '../pipeline/executor.js';
-import type { Observer } from '../observer.js';
+import { noopObserver, type Observer, type ObserverSpan } from '../observer.js';
+import { EFFECT_SPAN_PREFIX } from '../../observability/span-names.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import type { EffectCall, EffectHandler, EffectOutcome, EffectRegistry } from './effect-handler.js';
 import { createEffectScope, readerIn, type EffectScope, type ResourceReader } from './effect-scope.js';
@@ -24,6 +25,8 @@ export interface EffectLeg {
   readonly principal: Principal | undefined;
   /** The job's signal, made on demand (most legs never need it). */
   readonly signal: () => AbortSignal;
+  /** The job's `runtime.execute` span, when the node traces: the effect spans are its children. */
+  readonly traceparent?: string;
 }
 
 /** What the executor calls for every local leg. */
@@ -57,6 +60,14 @@ export function effectRunner(init: EffectRunnerInit): EffectRunner {
   const logger = init.logger ?? silentLogger;
   const readers = init.readers ?? new Map<string, ResourceReader>();
   const readerOf = (resource: string): ResourceReader | undefined => readerIn(readers, resource);
+  const observer = init.observer ?? noopObserver;
+  /** The span of one phase of one effect handler (`effect.<name>`), under the job's execute span. */
+  const phaseSpan = (call: EffectCall, phase: 'before' | 'after', parent: string | undefined): ObserverSpan =>
+    observer.span(
+      `${EFFECT_SPAN_PREFIX}${call.effect}`,
+      { effect: call.effect, phase, job: call.jobId, resources: call.resources.join(',') },
+      parent === undefined ? undefined : { parent },
+    );
 
   /** Handlers with a declared effect of the spec, in `before` order (cached per spec). */
   const plans = new WeakMap<VerbSpec, readonly EffectHandler[]>();
@@ -73,15 +84,19 @@ export function effectRunner(init: EffectRunnerInit): EffectRunner {
   const after = async (
     begun: readonly { handler: EffectHandler; call: EffectCall; memo: unknown }[],
     first: EffectOutcome,
+    parent: string | undefined,
   ): Promise<EffectOutcome> => {
     let outcome = first;
     for (let i = begun.length - 1; i >= 0; i--) {
       const { handler, call, memo } = begun[i] as (typeof begun)[number];
       if (handler.after === undefined) continue;
+      const span = phaseSpan(call, 'after', parent);
       try {
         await handler.after(call, outcome, memo);
+        span.end();
       } catch (error) {
         const failure = toPlexusError(error);
+        span.end(failure);
         logger.warn(
           {
             effect: handler.effect,
@@ -130,13 +145,16 @@ export function effectRunner(init: EffectRunnerInit): EffectRunner {
         scope,
         signal,
       };
+      const span = handler.before === undefined ? undefined : phaseSpan(call, 'before', leg.traceparent);
       try {
         const memo: unknown = handler.before === undefined ? undefined : await handler.before(call);
+        span?.end();
         begun.push({ handler, call, memo });
       } catch (error) {
         // refused before the verb's handler ran: the phases already begun see the failure
         const refusal = toPlexusError(error);
-        await after(begun, { ok: false, error: refusal });
+        span?.end(refusal);
+        await after(begun, { ok: false, error: refusal }, leg.traceparent);
         return { agent: leg.agentId, ok: false, error: refusal };
       }
     }
@@ -144,6 +162,7 @@ export function effectRunner(init: EffectRunnerInit): EffectRunner {
     const outcome = await after(
       begun,
       result.ok ? { ok: true, output: result.data } : { ok: false, error: result.error },
+      leg.traceparent,
     );
     return outcome.ok ? result : { agent: result.agent, ok: false, error: outcome.error };
   };

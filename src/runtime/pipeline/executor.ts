@@ -108,6 +108,11 @@ function stackOf(thrown: unknown): string {
   return text.slice(0, 8192);
 }
 
+/** The span a handler of `job` runs in: the execute span when tracing, else the request's. */
+function spanOf(job: ExecutedJob): string | undefined {
+  return job.traceparent ?? job.request.traceparent;
+}
+
 /** The job a failure happened in, for the supervision events (made only on a failure). */
 function originOf(job: ExecutedJob): CrashOrigin {
   return {
@@ -151,6 +156,7 @@ async function runLocal(
       signal: () => abort.signal,
     });
   let joined: AbortSignal | undefined;
+  const traceparent = spanOf(job);
   const context: HandlerContext = {
     // read lazily: most handlers never look at their signal, so it is not made for them
     get signal(): AbortSignal {
@@ -165,6 +171,7 @@ async function runLocal(
     ...(job.principal === undefined ? {} : { principal: job.principal }),
     deadline: job.deadlineAt,
     attempt: job.attempt,
+    ...(traceparent === undefined ? {} : { traceparent }),
     progress: (data) => {
       job.progress(data);
     },
@@ -373,6 +380,7 @@ export function runLegWith(
       envelope: job.request,
       principal: job.principal,
       signal: () => abort.signal,
+      ...(job.traceparent === undefined ? {} : { traceparent: job.traceparent }),
     },
     (scope) => runLocal(components, job, candidate, abort, scope),
   );

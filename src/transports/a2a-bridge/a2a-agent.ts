@@ -125,7 +125,8 @@ async function callSkill(
       taskId: '',
       role: Role.ROLE_USER,
       parts: parts(input),
-      metadata: { skill },
+      // OBS-15: the agent continues this job's trace (W3C `traceparent` in the message metadata)
+      metadata: { skill, ...(ctx.traceparent === undefined ? {} : { traceparent: ctx.traceparent }) },
       extensions: [],
       referenceTaskIds: [],
     },

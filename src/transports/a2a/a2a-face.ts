@@ -12,6 +12,7 @@ import { refusalOf } from '../http/framework-errors.js';
 import { registerHttpFaceContext } from '../http/http-face-context.js';
 import { httpFaceScope } from '../http/http-face-scope.js';
 import { authenticateHeaders } from '../ucan-credential.js';
+import { traceOfRequest } from '../trace-headers.js';
 import { registerA2aCardRoutes } from './card-routes.js';
 import type { A2aCaller, JobTaskHandlerInit } from './job-task-handler.js';
 import { PushConfigs } from './push-configs.js';
@@ -109,6 +110,7 @@ async function registerRpcContext(
         callers.set(request, {
           principal,
           transport: { remoteAddress: request.ip },
+          traceparent: traceOfRequest(request.raw).traceparent,
           ...(credential.capability === undefined ? {} : { capability: credential.capability }),
         });
       } catch (error) {

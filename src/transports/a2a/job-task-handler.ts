@@ -46,6 +46,7 @@ import { A2A_EXTENSION, contextIdOf, jobStateOfTask, requestMessage, taskOf } fr
 import { jobStateOfEvent, taskUpdates } from './task-updates.js';
 import type { PushConfig, PushConfigs } from './push-configs.js';
 import { checkPushUrl, type PushTargetPolicy } from './push-target.js';
+import { traceparentOfMeta } from '../trace-headers.js';
 
 declare module '../../runtime/context.js' {
   interface FaceNames {
@@ -72,6 +73,8 @@ export interface A2aCaller {
   readonly transport: Readonly<Record<string, string>>;
   /** Aborted when the HTTP request ends (a client that went away). */
   readonly signal: AbortSignal;
+  /** The span the HTTP request is served in (W3C `traceparent`): a message without its own runs under it. */
+  readonly traceparent?: string;
 }
 
 const CALLER_KEY = 'plexus.a2a.caller';
@@ -167,6 +170,9 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
     const contextId = sent.contextId === '' ? randomUUID() : sent.contextId;
     const message: Message = { ...sent, contextId };
     const reference = message.referenceTaskIds[0];
+    // OBS-14: the caller's span in the message's metadata, else the request's, else the HTTP span
+    const traceparent =
+      traceparentOfMeta(sent.metadata) ?? traceparentOfMeta(params.metadata) ?? caller.traceparent;
     const envelope: Envelope = {
       id: randomUUID(),
       kind: 'request',
@@ -178,6 +184,7 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
       ...(reference === undefined ? {} : { causationId: reference }),
       ...(principal.tenantId === undefined ? {} : { tenantId: principal.tenantId }),
       ...(caller.capability === undefined ? {} : { capability: caller.capability }),
+      ...(traceparent === undefined ? {} : { traceparent }),
       extensions: { [A2A_EXTENSION]: { message: MessageCodec.toJSON(message) as JsonObject } },
     };
     const context: InvocationContext = {

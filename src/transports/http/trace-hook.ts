@@ -23,18 +23,14 @@ import { PlexusError } from '../../core/errors.js';
 import {
   TRACEPARENT_HEADER,
   adoptTrace,
-  parseTraceparentHeader,
+  callerTraceparent,
   traceOfRequest,
   traceResponseHeaders,
 } from '../trace-headers.js';
 
 /** The caller's span as a version-00 `traceparent` (a higher version read by its first fields). */
 function callerSpan(request: FastifyRequest): string | undefined {
-  const raw = request.headers[TRACEPARENT_HEADER];
-  const value = typeof raw === 'string' ? raw.trim() : undefined;
-  const parsed = parseTraceparentHeader(value);
-  if (parsed === undefined || value === undefined) return undefined;
-  return `00-${parsed.traceId}-${value.slice(36, 52)}-${parsed.flags}`;
+  return callerTraceparent(request.headers[TRACEPARENT_HEADER]);
 }
 
 /** The path of a URL without its query. */

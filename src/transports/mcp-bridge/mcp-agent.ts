@@ -150,7 +150,15 @@ async function callTool(
   try {
     const client = await link.client();
     const result = (await client.callTool(
-      { name: tool.name, arguments: input ?? {}, _meta: { progressToken: token } },
+      {
+        name: tool.name,
+        arguments: input ?? {},
+        // OBS-15: the server continues this job's trace (W3C trace context in `_meta`)
+        _meta: {
+          progressToken: token,
+          ...(ctx.traceparent === undefined ? {} : { traceparent: ctx.traceparent }),
+        },
+      },
       undefined,
       { signal: ctx.signal, timeout: Math.max(1, ctx.deadline - Date.now()) },
     )) as CallToolResult;

@@ -19,6 +19,7 @@ import type { McpSession, McpSessions } from './mcp-sessions.js';
 import type { SessionServer } from './mcp-server.js';
 import type { MessageSink } from './session-transport.js';
 import type { StreamConnection } from './sse-replay.js';
+import { traceOfRequest } from '../trace-headers.js';
 
 /** What the routes need from the face. */
 export interface McpRoutesInit {
@@ -111,6 +112,7 @@ function answerJson(
   session: McpSession,
   messages: readonly JSONRPCMessage[],
   batch: boolean,
+  trace: string,
 ): Promise<FastifyReply> {
   const waiting = messages.filter(isRequest).length;
   return new Promise((resolve) => {
@@ -130,7 +132,7 @@ function answerJson(
         }
       },
     };
-    for (const message of messages) session.transport.receive(message, sink);
+    for (const message of messages) session.transport.receive(message, sink, trace);
   });
 }
 
@@ -158,6 +160,7 @@ function answerStream(
   reply: FastifyReply,
   session: McpSession,
   messages: readonly JSONRPCMessage[],
+  trace: string,
 ): FastifyReply {
   const stream = session.replay.open(messages.filter(isRequest).length);
   reply.hijack();
@@ -168,7 +171,7 @@ function answerStream(
     stream.detach(connection);
   });
   stream.attach(connection);
-  for (const message of messages) session.transport.receive(message, stream);
+  for (const message of messages) session.transport.receive(message, stream, trace);
   return reply;
 }
 
@@ -201,8 +204,10 @@ async function post(
       406,
     );
   }
-  if (wantsStream(messages, accepts)) return answerStream(init, reply, session, messages);
-  return answerJson(reply, session, messages, batch);
+  // the span this POST is served in: a call without `_meta.traceparent` runs under it
+  const trace = traceOfRequest(request.raw).traceparent;
+  if (wantsStream(messages, accepts)) return answerStream(init, reply, session, messages, trace);
+  return answerJson(reply, session, messages, batch, trace);
 }
 
 /**

@@ -31,6 +31,7 @@ import { callTool, toolFailure } from './tool-call.js';
 import { complete, getPrompt, listedPrompts } from './mcp-prompts.js';
 import { checkResource, listedResources, listedTemplates, readResource } from './mcp-resources.js';
 import { sessionSubscriptions, type Subscriptions } from './mcp-subscriptions.js';
+import { callerTraceparent, traceparentOfMeta } from '../trace-headers.js';
 
 /** What a session's server needs. */
 export interface SessionServerInit {
@@ -225,6 +226,9 @@ export function sessionServer(init: SessionServerInit): SessionServer {
       );
     }
     const token = request.params._meta?.progressToken;
+    // the caller's span in `_meta` (OBS-14), else the span the HTTP request is served in
+    const traceparent =
+      traceparentOfMeta(request.params._meta) ?? callerTraceparent(extra.requestInfo?.headers.traceparent);
     const startedAt = Date.now();
     const started = performance.now();
     const result = await callTool(init.runtime, entry, request.params.arguments, {
@@ -233,6 +237,7 @@ export function sessionServer(init: SessionServerInit): SessionServer {
       transport: init.transport,
       signal: extra.signal,
       ...(token === undefined ? {} : { progressToken: token }),
+      ...(traceparent === undefined ? {} : { traceparent }),
       notify: (notification) => extra.sendNotification(notification),
       // MCP-41: once the session asked for logging, its calls' progress reports are logged to it
       ...(level === undefined

@@ -40,10 +40,15 @@ export class SessionTransport implements Transport {
     return Promise.resolve();
   }
 
-  /** Hands a POSTed message to the server; a request's answer will go to `sink`. */
-  receive(message: JSONRPCMessage, sink: MessageSink | undefined): void {
+  /**
+   * Hands a POSTed message to the server; a request's answer will go to `sink`. `traceparent`
+   * is the span the POST is served in (W3C): the handlers read it from the request's
+   * `requestInfo.headers`, beside the message's own `_meta.traceparent`.
+   */
+  receive(message: JSONRPCMessage, sink: MessageSink | undefined, traceparent?: string): void {
     if (sink !== undefined && 'method' in message && 'id' in message) this.#pending.set(message.id, sink);
-    this.onmessage?.(message);
+    if (traceparent === undefined) this.onmessage?.(message);
+    else this.onmessage?.(message, { requestInfo: { headers: { traceparent } } });
   }
 
   /** Sets (or clears) the session's GET stream. */

@@ -38,6 +38,8 @@ export interface ToolCaller {
   notify(notification: ServerNotification): Promise<void>;
   /** Told of each progress report of the call's job (the call is then submitted as a job). */
   readonly onProgress?: (data: JsonValue) => void;
+  /** The W3C `traceparent` the call runs under (its `_meta`'s, else the HTTP request's span). */
+  readonly traceparent?: string;
 }
 
 /** The failure result of a call that failed with `error` in agent `agentId`. */
@@ -146,6 +148,7 @@ export async function callTool(
     data: verbInput(entry, args),
     ...(principal.tenantId === undefined ? {} : { tenantId: principal.tenantId }),
     ...(caller.capability === undefined ? {} : { capability: caller.capability }),
+    ...(caller.traceparent === undefined ? {} : { traceparent: caller.traceparent }),
   };
   const context: InvocationContext = {
     face: MCP_FACE,

@@ -18,6 +18,7 @@ import {
 import type { FaceComponents } from '../face-components.js';
 import { capabilityGossip, type CapabilityGossip, type CapabilityMessage } from './capability-gossip.js';
 import { gossipValidator, type GossipValidator } from './gossip-validator.js';
+import { receivedSpan, tracedPublication } from './gossip-trace.js';
 import { readKnownPeers, rememberPeer, writeKnownPeers, type KnownPeer } from './known-peers.js';
 import type { MeshLibp2p } from './mesh-peer.js';
 import { attachMeshDht, type MeshDht } from './mesh-dht.js';
@@ -152,16 +153,26 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
 
   async function publishOn(topic: string, message: CapabilityMessage): Promise<void> {
     if (peer === undefined || key === undefined || lifetime.signal.aborted) return;
-    const signed = signEnvelope(message as unknown as JsonValue, { key, domain: topic, from: 'peerId' });
+    // OBS-17: a change goes out in a PRODUCER span whose traceparent the signed message carries
+    const { payload, span } = tracedPublication(components.tracing, topic, message as unknown as JsonValue);
+    const signed = signEnvelope(payload, { key, domain: topic, from: 'peerId' });
     const bytes = new TextEncoder().encode(JSON.stringify(signed));
     if (bytes.byteLength > maxMessageBytes) {
       logger.warn(
         { topic, bytes: bytes.byteLength, maxMessageBytes },
         'capability message over mesh.maxMessageBytes not sent; raise the limit',
       );
+      span?.end(new PlexusError('INPUT_TOO_LARGE', `the message is over ${maxMessageBytes} bytes`));
       return;
     }
-    await peer.services.pubsub.publish(topic, bytes);
+    span?.set?.({ 'messaging.message.body.size': bytes.byteLength });
+    try {
+      await peer.services.pubsub.publish(topic, bytes);
+      span?.end();
+    } catch (error) {
+      span?.end(toPlexusError(error));
+      throw error;
+    }
   }
 
   function subscribe(topic: string): void {
@@ -216,7 +227,16 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
     } catch {
       return; // validated before; cannot happen
     }
-    track(gossip.receive(from, payload));
+    // OBS-17: applied in a CONSUMER span of the publisher's trace (a new one without a valid traceparent)
+    const span = receivedSpan(components.tracing, topic, from, payload, data.byteLength);
+    const applied = gossip.receive(from, payload);
+    track(
+      span === undefined
+        ? applied
+        : applied.finally(() => {
+            span.end();
+          }),
+    );
   }
 
   return {

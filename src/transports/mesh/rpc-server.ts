@@ -24,6 +24,11 @@ import { admitPeerSigner, untrustedSigner } from '../peer/peer-admission.js';
 import { tryPeerDid } from '../peer/peer-config.js';
 import { PEER_FACE } from '../peer/peer-routes.js';
 import { callFrameOf, encodeFrame, frameReader, type CallFrame, type RpcFrame } from './rpc-frames.js';
+import { errorOfAnswer } from '../answer-error.js';
+import { callerTraceparent } from '../trace-headers.js';
+
+/** `rpc.service` of a mesh call's SERVER span (OTel RPC conventions). */
+export const RPC_SERVICE = 'plexus.rpc';
 
 /** What the server needs of a libp2p stream (`@libp2p/interface` `Stream`). */
 export interface RpcStream {
@@ -106,9 +111,40 @@ export function rpcServer(components: FaceComponents, init: RpcServerInit): RpcS
       ...(frame.timeoutMs === undefined ? {} : { timeoutMs: frame.timeoutMs }),
     };
     const request = d as unknown as Envelope;
-    if (frame.stream === true) {
-      return { t: 'answer', envelope: await streamed(request, context, signal, send) };
+    // a SERVER span (OTel RPC conventions) under the caller's hop; the invocation is its sibling (OBS-9)
+    const parent = callerTraceparent(request.traceparent);
+    const span = components.tracing?.span(
+      `${RPC_SERVICE}/${request.verb}`,
+      {
+        'rpc.system': 'plexus',
+        'rpc.service': RPC_SERVICE,
+        'rpc.method': request.verb,
+        'network.peer.address': connection.remoteAddr,
+      },
+      { kind: 'server', ...(parent === undefined ? {} : { parent }) },
+    );
+    try {
+      const answer: RpcFrame =
+        frame.stream === true
+          ? { t: 'answer', envelope: await streamed(request, context, signal, send) }
+          : await invoked(request, context, signal);
+      span?.end(
+        answer.t === 'answer' && answer.envelope.kind === 'error'
+          ? errorOfAnswer(answer.envelope)
+          : undefined,
+      );
+      return answer;
+    } catch (error) {
+      span?.end(toPlexusError(error));
+      throw error;
     }
+  }
+
+  async function invoked(
+    request: Envelope,
+    context: InvocationContext,
+    signal: AbortSignal,
+  ): Promise<RpcFrame> {
     const invocation = await components.runtime.invoke(request, context, { signal });
     return {
       t: 'answer',

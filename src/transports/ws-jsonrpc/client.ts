@@ -47,6 +47,11 @@ export interface WsCallOptions {
   readonly stream?: boolean;
   /** Receives this call's `stream.data` chunks, in order. */
   readonly onProgress?: (chunk: WsStreamChunk) => void;
+  /**
+   * The caller's span (W3C `traceparent`), sent as `params._meta.traceparent` when `params` is
+   * an object or absent: the server runs the call in that trace.
+   */
+  readonly traceparent?: string;
 }
 
 /** One member of a batch. */
@@ -271,6 +276,13 @@ export async function wsJsonRpcClient(init: WsJsonRpcClientInit): Promise<WsJson
     const extra: JsonObject = {};
     if (options.stream === true) extra[WS_CONTROL_PARAMS.stream] = true;
     if (options.timeoutMs !== undefined) extra[WS_CONTROL_PARAMS.timeoutMs] = options.timeoutMs;
+    if (options.traceparent !== undefined && !Array.isArray(params)) {
+      const meta = params?.[WS_CONTROL_PARAMS.meta];
+      extra[WS_CONTROL_PARAMS.meta] = {
+        ...(isJsonObject(meta ?? null) ? (meta as JsonObject) : {}),
+        traceparent: options.traceparent,
+      };
+    }
     if (Object.keys(extra).length === 0) return params;
     if (Array.isArray(params)) {
       if (options.stream === true) {

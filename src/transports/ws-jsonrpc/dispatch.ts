@@ -19,7 +19,7 @@ import { JSONRPC_EXTENSIONS, JSONRPC_VERSION } from '../../wire/jsonrpc/index.js
 import type { JsonRpcDispatch, JsonRpcId, JsonRpcParams } from '../../wire/jsonrpc/index.js';
 import type { Admission } from '../admission.js';
 import { runtimePrincipal } from '../face-components.js';
-import { childSpan } from '../trace-headers.js';
+import { childSpan, traceparentOfMeta } from '../trace-headers.js';
 import { WS_CONTROL_PARAMS, WS_STREAM_METHOD } from './protocol.js';
 import type { WsStreamChunk } from './protocol.js';
 
@@ -67,6 +67,11 @@ export interface CallControls {
   readonly idempotencyKey?: string;
   /** A capability container for this call (`_x_capability`); wins over the connection's. */
   readonly capability?: string;
+  /**
+   * The caller's span, from `params._meta.traceparent` when it is a valid W3C traceparent: the
+   * call continues that trace (wins over the upgrade's header). A malformed one is ignored.
+   */
+  readonly traceparent?: string;
 }
 
 /** A call's verb input and controls, once the control members are taken out of `params`. */
@@ -82,8 +87,11 @@ function controlError(key: string, expected: string): PlexusError {
 }
 
 /**
- * Takes the control members (`_x_stream`, `_x_timeout_ms`, `_x_idempotency_key`, `_x_capability`) out of object
- * params; the rest is the verb's input (`null` when there are no params).
+ * Takes the control members (`_x_stream`, `_x_timeout_ms`, `_x_idempotency_key`, `_x_capability`)
+ * and the reserved `_meta` (JSON-RPC metadata, as in MCP: its `traceparent` continues the
+ * caller's trace) out of object params; the rest is the verb's input (`null` when there are no
+ * params). `_meta` is never an error: a value that is not an object, or a malformed
+ * traceparent in it, is dropped.
  *
  * @throws PlexusError `INVALID_PARAMS` with `details.pointer` (`/params/_x_…`) for a control
  *   member of the wrong type.
@@ -91,22 +99,32 @@ function controlError(key: string, expected: string): PlexusError {
 export function splitParams(params: JsonRpcParams | undefined): SplitParams {
   if (params === undefined) return { data: null, controls: {} };
   if (Array.isArray(params)) return { data: params, controls: {} };
-  const { stream, timeoutMs, idempotencyKey, capability } = WS_CONTROL_PARAMS;
+  const { stream, timeoutMs, idempotencyKey, capability, meta } = WS_CONTROL_PARAMS;
   if (
     !(stream in params) &&
     !(timeoutMs in params) &&
     !(idempotencyKey in params) &&
-    !(capability in params)
+    !(capability in params) &&
+    !Object.hasOwn(params, meta)
   ) {
     return { data: params, controls: {} };
   }
   // fromEntries defines own properties, so a "__proto__" member stays a member.
   const data: JsonObject = Object.fromEntries(
     Object.entries(params).filter(
-      ([key]) => key !== stream && key !== timeoutMs && key !== idempotencyKey && key !== capability,
+      ([key]) =>
+        key !== stream && key !== timeoutMs && key !== idempotencyKey && key !== capability && key !== meta,
     ),
   );
-  const controls: { stream?: boolean; timeoutMs?: number; idempotencyKey?: string; capability?: string } = {};
+  const controls: {
+    stream?: boolean;
+    timeoutMs?: number;
+    idempotencyKey?: string;
+    capability?: string;
+    traceparent?: string;
+  } = {};
+  const traceparent = Object.hasOwn(params, meta) ? traceparentOfMeta(params[meta]) : undefined;
+  if (traceparent !== undefined) controls.traceparent = traceparent;
   const c = params[capability];
   if (c !== undefined) {
     if (typeof c !== 'string' || c.trim() === '') {
@@ -308,8 +326,8 @@ export function hyperspaceDispatch(
       caller.principal,
       id,
       capability,
-      // a span of the upgrade's trace; without one, the call is traced as before (by the runtime)
-      caller.traceparent === undefined ? undefined : childSpan(caller.traceparent),
+      // the caller's span in `_meta`; else a span of the upgrade's trace; else the runtime's own
+      controls.traceparent ?? (caller.traceparent === undefined ? undefined : childSpan(caller.traceparent)),
     );
     const context: InvocationContext = {
       face: HYPERSPACE_FACE,

@@ -39,6 +39,11 @@ export const WS_CONTROL_PARAMS = {
   idempotencyKey: '_x_idempotency_key',
   /** A capability container (UCAN, then proofs) for this call; wins over the upgrade's. */
   capability: '_x_capability',
+  /**
+   * Reserved call metadata (as MCP's `params._meta`): `traceparent` names the caller's span
+   * (W3C), whose trace the call continues. Never part of the verb's input.
+   */
+  meta: '_meta',
 } as const;
 
 /** The method of the notifications that carry a streaming call's progress chunks. */

@@ -1,0 +1,304 @@
+/**
+ * W3C trace context across faces and hops (issue 16 item 1): two in-process nodes on
+ * 127.0.0.1, each with an in-memory span exporter. A call given a caller's `traceparent` per
+ * message — WebSocket JSON-RPC `params._meta`, MCP `tools/call` `_meta`, A2A message
+ * `metadata` — runs in that trace; a malformed one starts a new trace and is never an error.
+ * One call entering the near node and running on the far one through the A2A and the MCP
+ * bridges (the far node's own faces) is one trace: the near node's execute span is the
+ * parent of the far node's invocation. Effect handlers run in spans of their own.
+ * Two nodes, started once for the file (loopback HTTP only, no process spawned).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Role, type Message } from '@a2a-js/sdk';
+import { ClientFactory } from '@a2a-js/sdk/client';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { JsonValue } from '../../src/core/json.js';
+import { createNode, defaultFaces, type Node } from '../../src/node/index.js';
+import { INVOCATION_SPAN } from '../../src/observability/span-names.js';
+import { defineAgent, type HandlerContext } from '../../src/runtime/index.js';
+import { a2aBridgeFace } from '../../src/transports/a2a-bridge/a2a-bridge-face.js';
+import { mcpBridgeFace } from '../../src/transports/mcp-bridge/mcp-bridge-face.js';
+import { wsJsonRpcClient } from '../../src/transports/ws-jsonrpc/client.js';
+import { request, spec } from '../runtime/helpers.js';
+import { eventually, until } from '../support/until.js';
+
+/** The value `look` finds, once it finds one (bounded polling). */
+function found<T>(what: string, look: () => T | undefined): Promise<T> {
+  return eventually(what, () => Promise.resolve(look()));
+}
+
+const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+const CALLER_SPAN = '00f067aa0ba902b7';
+const CALLER = `00-${TRACE}-${CALLER_SPAN}-01`;
+const MALFORMED = ['00-zz-not-a-trace', `00-${'0'.repeat(32)}-${CALLER_SPAN}-01`, 42, { x: 1 }] as const;
+
+/** A verb that answers the span it ran in and its input; declared `audits` (an effect with an after phase). */
+const probe = defineAgent({
+  card: {
+    id: 'probe',
+    name: 'Probe',
+    version: '1.0.0',
+    tier: 'L3',
+    capabilities: [{ verb: 'demo.probe', input: { type: 'object' }, output: { type: 'object' } }],
+  },
+  verbs: [
+    spec('demo.probe', {
+      input: { type: 'object' },
+      output: { type: 'object' },
+      effects: { audits: ['probe'] },
+      deterministic: false,
+    }),
+  ],
+  create: () => ({
+    'demo.probe': (input: JsonValue, ctx: HandlerContext) => ({
+      traceparent: ctx.traceparent ?? null,
+      input,
+    }),
+  }),
+});
+
+const parentOf = (s: ReadableSpan): string | undefined => s.parentSpanContext?.spanId;
+const traceOf = (s: ReadableSpan): string => s.spanContext().traceId;
+const idOf = (s: ReadableSpan): string => s.spanContext().spanId;
+
+interface Traced {
+  readonly node: Node;
+  readonly exporter: InMemorySpanExporter;
+}
+
+const dirs: string[] = [];
+async function tracedNode(extra: (init: { dev: true }) => Parameters<typeof createNode>[0] = () => ({})) {
+  const dataDir = await mkdtemp(join(tmpdir(), 'plexus-trace-prop-'));
+  dirs.push(dataDir);
+  const exporter = new InMemorySpanExporter();
+  const node = createNode({
+    dataDir,
+    store: 'memory',
+    host: '127.0.0.1',
+    port: 0,
+    dev: true,
+    demo: false,
+    primitives: false,
+    agents: [probe],
+    spanExporter: exporter,
+    ...extra({ dev: true }),
+  });
+  await node.start();
+  return { node, exporter };
+}
+
+/** The invocation span of the call of `verb` on `t` by face, once it was exported. */
+async function invocationOf(t: Traced, face: string, verb = 'demo.probe'): Promise<ReadableSpan> {
+  return found(`the ${face} invocation of ${verb}`, () =>
+    t.exporter
+      .getFinishedSpans()
+      .find(
+        (s) =>
+          s.name === INVOCATION_SPAN &&
+          s.attributes['plexus.face'] === face &&
+          s.attributes['agentese.verb'] === verb,
+      ),
+  );
+}
+
+let far: Traced;
+let near: Traced;
+
+beforeAll(async () => {
+  far = await tracedNode();
+  near = await tracedNode(() => ({
+    agents: [],
+    faces: [
+      ...defaultFaces({ dev: true }),
+      a2aBridgeFace({ agents: [{ name: 'fa', url: far.node.url }] }),
+      mcpBridgeFace({ servers: [{ name: 'fm', url: `${far.node.url}/mcp` }] }),
+    ],
+  }));
+  await until(
+    () =>
+      near.node.runtime.agents.registry.find('fa') !== undefined &&
+      near.node.runtime.agents.registry.find('fm') !== undefined,
+    { what: 'the bridged agents hosted', limitMs: 30_000 },
+  );
+}, 60_000);
+
+afterAll(async () => {
+  await near.node.stop({ drainMs: 0 });
+  await far.node.stop({ drainMs: 0 });
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+beforeEach(() => {
+  far.exporter.reset();
+  near.exporter.reset();
+});
+
+describe('a traceparent per message continues the caller’s trace', () => {
+  it('WebSocket JSON-RPC: params._meta.traceparent, taken out of the verb’s input', async () => {
+    const client = await wsJsonRpcClient({ url: `${far.node.url.replace('http', 'ws')}/rpc` });
+    try {
+      const out = (await client.call('demo.probe', { x: 1 }, { traceparent: CALLER })) as {
+        traceparent: string;
+        input: JsonValue;
+      };
+      expect(out.input).toEqual({ x: 1 });
+      const invocation = await invocationOf(far, 'hyperspace');
+      expect(traceOf(invocation)).toBe(TRACE);
+      expect(parentOf(invocation)).toBe(CALLER_SPAN);
+      // the handler runs in the execute span, a child of the invocation, in the caller's trace
+      const execute = far.exporter
+        .getFinishedSpans()
+        .find((s) => s.name === 'runtime.execute' && parentOf(s) === idOf(invocation));
+      expect(out.traceparent).toBe(`00-${TRACE}-${execute === undefined ? '?' : idOf(execute)}-01`);
+
+      for (const bad of MALFORMED) {
+        far.exporter.reset();
+        const answer = (await client.call('demo.probe', { x: 2, _meta: { traceparent: bad } })) as {
+          input: JsonValue;
+        };
+        expect(answer.input).toEqual({ x: 2 }); // never an error, never part of the input
+        const fresh = await invocationOf(far, 'hyperspace');
+        expect(traceOf(fresh)).not.toBe(TRACE);
+        expect(parentOf(fresh)).toBeUndefined(); // a new trace
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('MCP: tools/call _meta.traceparent; without a valid one, the HTTP request’s span', async () => {
+    const client = new Client({ name: 'trace-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${far.node.url}/mcp`)));
+    try {
+      const tool = (await client.listTools()).tools.find((t) => t.name.endsWith('demo.probe'));
+      expect(tool).toBeDefined();
+      const name = tool?.name ?? '';
+      const result = await client.callTool({ name, arguments: { y: 1 }, _meta: { traceparent: CALLER } });
+      expect(result.isError).not.toBe(true);
+      const invocation = await invocationOf(far, 'mcp');
+      expect(traceOf(invocation)).toBe(TRACE);
+      expect(parentOf(invocation)).toBe(CALLER_SPAN);
+
+      for (const bad of MALFORMED) {
+        far.exporter.reset();
+        const answer = await client.callTool({ name, arguments: { y: 2 }, _meta: { traceparent: bad } });
+        expect(answer.isError).not.toBe(true);
+        const fresh = await invocationOf(far, 'mcp');
+        expect(traceOf(fresh)).not.toBe(TRACE);
+        const server = await found('the HTTP server span of the POST, parent of the invocation', () =>
+          far.exporter.getFinishedSpans().find((s) => s.name === 'POST /mcp' && idOf(s) === parentOf(fresh)),
+        );
+        expect(traceOf(server)).toBe(traceOf(fresh));
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('A2A: message metadata traceparent; a malformed one is ignored', async () => {
+    const client = await new ClientFactory().createFromUrl(far.node.url);
+    const message = (metadata: Record<string, unknown>): Message => ({
+      messageId: crypto.randomUUID(),
+      contextId: '',
+      taskId: '',
+      role: Role.ROLE_USER,
+      parts: [
+        {
+          content: { $case: 'data', value: { verb: 'demo.probe', input: { z: 1 } } },
+          metadata: undefined,
+          filename: '',
+          mediaType: '',
+        },
+      ],
+      metadata,
+      extensions: [],
+      referenceTaskIds: [],
+    });
+    const send = (metadata: Record<string, unknown>) =>
+      client.sendMessage({
+        tenant: '',
+        message: message(metadata),
+        configuration: undefined,
+        metadata: undefined,
+      });
+    await send({ traceparent: CALLER });
+    const invocation = await invocationOf(far, 'a2a');
+    expect(traceOf(invocation)).toBe(TRACE);
+    expect(parentOf(invocation)).toBe(CALLER_SPAN);
+    for (const bad of MALFORMED) {
+      far.exporter.reset();
+      await send({ traceparent: bad });
+      const fresh = await invocationOf(far, 'a2a');
+      expect(traceOf(fresh)).not.toBe(TRACE);
+      expect(parentOf(fresh)).toBeDefined(); // the HTTP request's server span
+    }
+  });
+});
+
+describe('one call across two nodes is one trace', () => {
+  for (const [bridge, face] of [
+    ['fa', 'a2a'],
+    ['fm', 'mcp'],
+  ] as const) {
+    it(`through the ${face} bridge: the far invocation is a child of the near execute span`, async () => {
+      const verb = near.node.runtime.agents.registry.get(bridge).capabilities[0]?.verb ?? '';
+      const { envelope } = await near.node.runtime.invoke(
+        request(verb, { w: 1 }, `capability:${verb}`, { traceparent: CALLER }),
+        { face: 'internal' },
+      );
+      expect(envelope.kind, JSON.stringify(envelope.data)).toBe('response');
+      const nearInvocation = await invocationOf(near, 'internal', verb);
+      expect(traceOf(nearInvocation)).toBe(TRACE);
+      expect(parentOf(nearInvocation)).toBe(CALLER_SPAN);
+      const nearExecute = await found('the near execute span', () =>
+        near.exporter
+          .getFinishedSpans()
+          .find((s) => s.name === 'runtime.execute' && parentOf(s) === idOf(nearInvocation)),
+      );
+      const farInvocation = await invocationOf(far, face);
+      expect(traceOf(farInvocation)).toBe(TRACE);
+      expect(parentOf(farInvocation)).toBe(idOf(nearExecute));
+      // the far steps are the far invocation's children, in the same trace
+      const farSteps = far.exporter.getFinishedSpans().filter((s) => parentOf(s) === idOf(farInvocation));
+      expect(farSteps.map((s) => s.name)).toContain('runtime.execute');
+      for (const s of farSteps) expect(traceOf(s), s.name).toBe(TRACE);
+      // the far handler ran in the far execute span, in the same trace
+      const output = envelope.data as { traceparent?: string } | string;
+      const text = typeof output === 'string' ? output : JSON.stringify(output);
+      expect(text).toContain(`00-${TRACE}-`);
+    });
+  }
+
+  it('runs each effect handler phase in a span under the execute span', async () => {
+    await near.node.runtime.invoke(
+      request('demo.probe', {}, 'capability:demo.probe', { traceparent: CALLER }),
+      {
+        face: 'internal',
+      },
+    );
+    // near has no probe: ask the far node directly
+    await far.node.runtime.invoke(
+      request('demo.probe', {}, 'capability:demo.probe', { traceparent: CALLER }),
+      {
+        face: 'internal',
+      },
+    );
+    const invocation = await invocationOf(far, 'internal');
+    const execute = await found('the execute span', () =>
+      far.exporter
+        .getFinishedSpans()
+        .find((s) => s.name === 'runtime.execute' && parentOf(s) === idOf(invocation)),
+    );
+    const effect = await found('the audits effect span', () =>
+      far.exporter.getFinishedSpans().find((s) => s.name === 'effect.audits'),
+    );
+    expect(parentOf(effect)).toBe(idOf(execute));
+    expect(traceOf(effect)).toBe(TRACE);
+    expect(effect.attributes).toMatchObject({ 'plexus.effect': 'audits', 'plexus.phase': 'after' });
+  });
+});
