@@ -1,5 +1,5 @@
 /**
- * Counts what gossipsub ignores from graylisted peers (MESH-24), for `GET /v1/mesh`: a peer
+ * Counts what gossipsub ignores from graylisted peers (MESH-26), for `GET /v1/mesh`: a peer
  * whose score is below the graylist threshold has every RPC it sends dropped unread
  * (`acceptFrom` false), so its messages reach neither the validator nor the node. Gossipsub 17
  * counts these only in its optional metrics; this wraps its two public methods `acceptFrom`

@@ -88,7 +88,7 @@ export interface MeshStatus {
   readonly rejected: number;
   /** Gossip messages ignored unread since start, their senders being graylisted. */
   readonly ignored: number;
-  /** The score thresholds peers are judged by (MESH-24). */
+  /** The score thresholds peers are judged by (MESH-26). */
   readonly scoreThresholds: {
     readonly gossip: number;
     readonly publish: number;

@@ -74,7 +74,7 @@ export async function createMeshPeer(init: MeshPeerInit): Promise<MeshLibp2p> {
         emitSelf: false,
         // Invalid messages count only on topics with score parameters (MESH-4); they are set
         // per topic as the node subscribes; below the graylist threshold a peer is ignored
-        // (MESH-24).
+        // (MESH-26).
         scoreParams: { topics: {}, IPColocationFactorWhitelist: new Set(COLOCATION_WHITELIST) },
         scoreThresholds: { ...MESH_SCORE_THRESHOLDS },
         maxInboundDataLength: init.maxMessageBytes * 4 + 64 * 1024,

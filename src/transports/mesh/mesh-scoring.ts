@@ -1,5 +1,5 @@
 /**
- * Gossipsub scoring of the mesh (MESH-4, MESH-24): a peer's score drops with every message
+ * Gossipsub scoring of the mesh (MESH-4, MESH-26): a peer's score drops with every message
  * the validator rejects (`invalidMessageDeliveriesWeight` negative), on every topic the node
  * subscribes to, and a peer whose score falls below {@link MESH_SCORE_THRESHOLDS}
  * `graylistThreshold` is graylisted: gossipsub ignores everything it sends (messages are not
@@ -21,7 +21,7 @@ export const INVALID_MESSAGE_WEIGHT = -12;
 /** The decay of the invalid-message count, per second. */
 export const INVALID_MESSAGE_DECAY = 0.99;
 
-/** The score thresholds of the mesh (gossipsub's own defaults, stated here, MESH-24). */
+/** The score thresholds of the mesh (gossipsub's own defaults, stated here, MESH-26). */
 export const MESH_SCORE_THRESHOLDS = {
   /** Below this, no gossip (IHAVE / IWANT) is exchanged with the peer. */
   gossipThreshold: -10,

@@ -298,7 +298,7 @@ export function meshRpcTransport(client: MeshRpcClient): RouteTransport {
         { ...envelope, to },
         {
           signal,
-          // the far job's progress frames become the forwarding job's progress (MESH-25)
+          // the far job's progress frames become the forwarding job's progress (MESH-27)
           ...(onProgress === undefined
             ? {}
             : {

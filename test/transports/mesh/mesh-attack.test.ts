@@ -1,5 +1,5 @@
 /**
- * A malicious mesh peer (issue 15 item 2; MESH-4, MESH-24): a harness libp2p peer with its own
+ * A malicious mesh peer (issue 15 item 2; MESH-4, MESH-26): a harness libp2p peer with its own
  * key joins a node and gossips forged, wrong-domain, replayed, tampered and oversized messages,
  * and a card signed by someone else. The node's validator rejects them, the harness's score
  * falls below the graylist threshold, after which everything it sends — valid messages too —

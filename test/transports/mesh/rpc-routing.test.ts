@@ -3,7 +3,7 @@
  * capability gossip routes over `/plexus/rpc/1.0.0`), by `p2p://did:key:…` and by
  * `p2p://<PeerId>/<agent>`; the callee runs the call as a `peer` principal and a node that
  * requires auth refuses an untrusted signer; an owner that is gone answers PEER_UNAVAILABLE;
- * the far handler's progress becomes progress of the near node's async job (MESH-25), which
+ * the far handler's progress becomes progress of the near node's async job (MESH-27), which
  * its ESRP SSE stream shows.
  */
 import { afterEach, describe, expect, it } from 'vitest';
