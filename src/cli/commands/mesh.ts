@@ -16,10 +16,16 @@ interface MeshOptions {
 interface ShownStatus {
   readonly peerId: string;
   readonly addresses: readonly string[];
-  readonly peers: readonly { peerId: string; latencyMs: number | null; score: number }[];
+  readonly peers: readonly {
+    peerId: string;
+    latencyMs: number | null;
+    score: number;
+    graylisted?: boolean;
+  }[];
   readonly topics: readonly { topic: string; meshPeers: number }[];
   readonly accepted: number;
   readonly rejected: number;
+  readonly ignored?: number;
 }
 
 /** Adds `mesh status` to the program. */
@@ -45,9 +51,12 @@ export function registerMesh(program: Command, io: CliIo): void {
       for (const address of body.addresses) io.stdout(`address   ${address}\n`);
       for (const p of body.peers) {
         const latency = p.latencyMs === null ? 'no ping' : `${String(p.latencyMs)} ms`;
-        io.stdout(`peer      ${p.peerId}  ${latency}  score ${p.score.toFixed(2)}\n`);
+        const gray = p.graylisted === true ? '  graylisted' : '';
+        io.stdout(`peer      ${p.peerId}  ${latency}  score ${p.score.toFixed(2)}${gray}\n`);
       }
       for (const t of body.topics) io.stdout(`topic     ${t.topic}  mesh ${String(t.meshPeers)}\n`);
-      io.stdout(`gossip    ${String(body.accepted)} accepted, ${String(body.rejected)} rejected\n`);
+      const ignored =
+        body.ignored === undefined ? '' : `, ${String(body.ignored)} ignored (graylisted senders)`;
+      io.stdout(`gossip    ${String(body.accepted)} accepted, ${String(body.rejected)} rejected${ignored}\n`);
     });
 }

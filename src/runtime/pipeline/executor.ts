@@ -16,7 +16,7 @@ import { summarizeProblems, problemsDetails, type SchemaValidator } from '../../
 import { assertRecordable } from '../../core/recordable.js';
 import { runContained } from '../supervision/containment.js';
 import { callerOutputProblems } from './output-problems.js';
-import type { HandlerContext, Principal } from '../context.js';
+import type { HandlerContext, InvocationMode, Principal } from '../context.js';
 import { asError } from '../jobs/deadline.js';
 import { InputRequired, inputRequester } from '../jobs/input-request.js';
 import { abortErrorOf, raceAbortSource, signalSource, type AbortSource } from '../jobs/lazy-abort.js';
@@ -42,6 +42,8 @@ export interface ExecutedJob {
   readonly inputs?: readonly JsonValue[];
   /** Reports progress of the running job. */
   progress(data: JsonValue): void;
+  /** Sync or async: a remote leg of an async job has the far job's progress forwarded. @default 'sync' */
+  readonly mode?: InvocationMode;
   /** The `runtime.execute` span's `traceparent`, when the node traces: forwarded hops are its children. */
   readonly traceparent?: string;
   /** Sets attributes on the invocation's span, when the node traces. */
@@ -312,6 +314,14 @@ async function runRemote(
       components.remote.invoke(card, forwarded, abort.signal, {
         jobId: job.id,
         ...(job.principal === undefined ? {} : { principal: job.principal }),
+        // someone may watch an async job: the far handler's progress becomes its progress
+        ...(job.mode === 'async'
+          ? {
+              progress: (data: JsonValue) => {
+                job.progress(data);
+              },
+            }
+          : {}),
       }),
       abort,
       `job ${job.id}`,

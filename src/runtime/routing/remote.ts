@@ -6,6 +6,7 @@
  * same deadline, same cancellation, same job events.
  */
 import type { Envelope } from '../../core/envelope.js';
+import type { JsonValue } from '../../core/json.js';
 import type { AgentCard } from '../../core/records/agent-card.js';
 import type { Principal } from '../context.js';
 import type { RouteTarget } from './target.js';
@@ -16,6 +17,12 @@ export interface RemoteCallContext {
   readonly jobId: string;
   /** The job's authenticated caller, when there is one. */
   readonly principal?: Principal;
+  /**
+   * Reports progress of the forwarding job: a transport that carries the far job's progress
+   * (the mesh's `/plexus/rpc/1.0.0`) calls it for each report, so the far handler's progress
+   * becomes this job's `job.progress`. Set for async jobs, whose progress someone may watch.
+   */
+  readonly progress?: (data: JsonValue) => void;
 }
 
 /** Where an http(s) target URL points among the node's configured peers. */

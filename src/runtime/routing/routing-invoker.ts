@@ -11,7 +11,7 @@
 import type { Envelope } from '../../core/envelope.js';
 import { PlexusError, toPlexusError, type ErrorData } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
-import { isJsonObject } from '../../core/json.js';
+import { isJsonObject, type JsonValue } from '../../core/json.js';
 import type { AgentCard } from '../../core/records/agent-card.js';
 import { capabilitySelector } from '../../core/verb-name.js';
 import type { EventInput, EventLog } from '../../store/event-log.js';
@@ -161,9 +161,18 @@ export function routingInvoker(init: RoutingInvokerInit): RoutingInvoker {
     envelope: Envelope,
     card: AgentCard | undefined,
     signal: AbortSignal,
+    onProgress?: (data: JsonValue) => void,
   ) => {
     const transport = transportFor(transports(), target);
-    return transport.invoke({ target, envelope, ...(card === undefined ? {} : { card }) }, signal);
+    return transport.invoke(
+      {
+        target,
+        envelope,
+        ...(card === undefined ? {} : { card }),
+        ...(onProgress === undefined ? {} : { onProgress }),
+      },
+      signal,
+    );
   };
   /**
    * `send` of `request` as the hop `outgoing(request, to)`, inside a CLIENT span whose id is the
@@ -175,6 +184,7 @@ export function routingInvoker(init: RoutingInvokerInit): RoutingInvoker {
     to: string,
     card: AgentCard | undefined,
     signal: AbortSignal,
+    onProgress?: (data: JsonValue) => void,
   ): Promise<Envelope> => {
     const out = outgoing(request, to);
     const span = init.observer?.span?.(
@@ -192,9 +202,9 @@ export function routingInvoker(init: RoutingInvokerInit): RoutingInvoker {
         ...(out.traceparent === undefined ? {} : { self: out.traceparent }),
       },
     );
-    if (span === undefined) return send(target, out, card, signal);
+    if (span === undefined) return send(target, out, card, signal, onProgress);
     try {
-      const answer = await send(target, out, card, signal);
+      const answer = await send(target, out, card, signal, onProgress);
       span.end(answer.kind === 'error' ? errorOfAnswer(answer) : undefined);
       return answer;
     } catch (error) {
@@ -301,7 +311,7 @@ export function routingInvoker(init: RoutingInvokerInit): RoutingInvoker {
                 target.scheme === 'local' && target.agent !== undefined
                   ? target.agent
                   : capabilitySelector(request.verb);
-              const answer = await forward(target, request, to, undefined, signal);
+              const answer = await forward(target, request, to, undefined, signal, context?.progress);
               remember(request, to, answer);
               return answer;
             } catch (error) {
@@ -331,7 +341,7 @@ export function routingInvoker(init: RoutingInvokerInit): RoutingInvoker {
       const primary = primaryOf(card);
       if (isSyncDelivery(envelope)) return queue.deliver(primary, envelope, card, signal, context);
       try {
-        const answer = await forward(primary, envelope, card.id, card, signal);
+        const answer = await forward(primary, envelope, card.id, card, signal, context?.progress);
         remember(envelope, card.id, answer);
         return answer;
       } catch (error) {

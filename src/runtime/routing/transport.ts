@@ -10,6 +10,7 @@
  * failure.
  */
 import type { Envelope } from '../../core/envelope.js';
+import type { JsonValue } from '../../core/json.js';
 import { PlexusError } from '../../core/errors.js';
 import type { AgentCard } from '../../core/records/agent-card.js';
 import { pendingTransportError, type RouteTarget } from './target.js';
@@ -25,6 +26,11 @@ export interface RouteRequest {
   readonly envelope: Envelope;
   /** The card the router chose, when it chose one (a registry card or one made from the target). */
   readonly card?: AgentCard;
+  /**
+   * Where the far job's progress goes, when the forwarding job wants it (its
+   * `RemoteCallContext.progress`); a transport that cannot carry progress ignores it.
+   */
+  readonly onProgress?: (data: JsonValue) => void;
 }
 
 /** A pluggable transport (local, HTTP peer, …). */

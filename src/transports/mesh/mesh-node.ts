@@ -22,7 +22,8 @@ import { receivedSpan, tracedPublication } from './gossip-trace.js';
 import { readKnownPeers, rememberPeer, writeKnownPeers, type KnownPeer } from './known-peers.js';
 import type { MeshLibp2p } from './mesh-peer.js';
 import { attachMeshDht, type MeshDht } from './mesh-dht.js';
-import { scoreTopic } from './mesh-scoring.js';
+import { watchGraylist, type GraylistWatch } from './graylist-watch.js';
+import { MESH_SCORE_THRESHOLDS, scoreTopic } from './mesh-scoring.js';
 import { CAPABILITIES_PREFIX, capabilitiesTopic, isMeshTopic } from './mesh-topics.js';
 
 /** The options of the mesh (the `mesh:` section of plexus.yaml). */
@@ -68,6 +69,12 @@ export interface MeshPeerStatus {
   readonly latencyMs: number | null;
   /** Its gossipsub score on this node. */
   readonly score: number;
+  /** True when its score is below the graylist threshold: everything it sends is ignored. */
+  readonly graylisted: boolean;
+  /** How many of this node's topic meshes it is in (a graylisted peer is dropped from all). */
+  readonly meshTopics: number;
+  /** RPCs it sent that were ignored unread because it was graylisted, since start. */
+  readonly ignored: number;
 }
 
 /** What `GET /v1/mesh` shows. */
@@ -80,6 +87,14 @@ export interface MeshStatus {
   readonly accepted: number;
   /** Gossip messages the validator rejected since start. */
   readonly rejected: number;
+  /** Gossip messages ignored unread since start, their senders being graylisted. */
+  readonly ignored: number;
+  /** The score thresholds peers are judged by (MESH-26). */
+  readonly scoreThresholds: {
+    readonly gossip: number;
+    readonly publish: number;
+    readonly graylist: number;
+  };
 }
 
 /** What gossipsub 17's class has beside its interface: scores and mesh membership. */
@@ -119,6 +134,7 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
   let gossip: CapabilityGossip | undefined;
   let validator: GossipValidator | undefined;
   let dht: MeshDht | undefined;
+  let graylist: GraylistWatch | undefined;
 
   const track = (work: Promise<unknown>): void => {
     const p = work.catch((error: unknown) => {
@@ -266,6 +282,12 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
         maxMessageBytes,
       });
       const started = peer;
+      graylist = watchGraylist(started.services.pubsub);
+      if (graylist === undefined)
+        logger.warn(
+          {},
+          'gossipsub internals not found; ignored messages of graylisted peers are not counted',
+        );
       gossip = capabilityGossip({
         runtime: components.runtime,
         publish: (message) => publishOn(capabilitiesTopic(peerId ?? ''), message),
@@ -346,6 +368,11 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
       if (p === undefined) throw new PlexusError('UNAVAILABLE', 'the mesh is not running');
       const pubsub = p.services.pubsub as unknown as GossipsubIntrospection;
       const connected = p.getPeers();
+      const meshOf = new Map<string, number>();
+      for (const topic of subscribed) {
+        for (const id of pubsub.getMeshPeers(topic)) meshOf.set(id, (meshOf.get(id) ?? 0) + 1);
+      }
+      const { graylistThreshold, gossipThreshold, publishThreshold } = MESH_SCORE_THRESHOLDS;
       const peers = await Promise.all(
         connected.map(async (remote): Promise<MeshPeerStatus> => {
           let latencyMs: number | null = null;
@@ -354,11 +381,16 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
           } catch {
             latencyMs = null;
           }
+          const id = remote.toString();
+          const score = pubsub.getScore(id);
           return {
-            peerId: remote.toString(),
+            peerId: id,
             addresses: p.getConnections(remote).map((c) => c.remoteAddr.toString()),
             latencyMs,
-            score: pubsub.getScore(remote.toString()),
+            score,
+            graylisted: score < graylistThreshold,
+            meshTopics: meshOf.get(id) ?? 0,
+            ignored: graylist?.ignoredFrom(id) ?? 0,
           };
         }),
       );
@@ -371,6 +403,8 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
           .map((topic) => ({ topic, meshPeers: pubsub.getMeshPeers(topic).length })),
         accepted,
         rejected,
+        ignored: graylist?.ignoredMessages ?? 0,
+        scoreThresholds: { gossip: gossipThreshold, publish: publishThreshold, graylist: graylistThreshold },
       };
     },
   };

@@ -15,6 +15,7 @@ import { tcp } from '@libp2p/tcp';
 import { yamux } from '@libp2p/yamux';
 import { multiaddr } from '@multiformats/multiaddr';
 import { createLibp2p, type Libp2p } from 'libp2p';
+import { COLOCATION_WHITELIST, MESH_SCORE_THRESHOLDS } from './mesh-scoring.js';
 
 /** The protocol id of the Plexus Kademlia DHT (not the public IPFS one). */
 export const DHT_PROTOCOL = '/plexus/kad/1.0.0';
@@ -103,8 +104,10 @@ export async function createMeshPeer(init: MeshPeerInit): Promise<MeshLibp2p> {
         allowPublishToZeroTopicPeers: true,
         emitSelf: false,
         // Invalid messages count only on topics with score parameters (MESH-4); they are set
-        // per topic as the node subscribes.
-        scoreParams: { topics: {} },
+        // per topic as the node subscribes; below the graylist threshold a peer is ignored
+        // (MESH-26).
+        scoreParams: { topics: {}, IPColocationFactorWhitelist: new Set(COLOCATION_WHITELIST) },
+        scoreThresholds: { ...MESH_SCORE_THRESHOLDS },
         maxInboundDataLength: init.maxMessageBytes * 4 + 64 * 1024,
       }),
     },

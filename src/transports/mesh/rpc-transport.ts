@@ -286,14 +286,28 @@ export function meshRpcTransport(client: MeshRpcClient): RouteTransport {
   return {
     name: 'mesh-rpc',
     supports: (target) => target.scheme === 'p2p',
-    invoke({ target, envelope }, signal) {
+    invoke({ target, envelope, onProgress }, signal) {
       if (target.scheme !== 'p2p') {
         return Promise.reject(
           new PlexusError('UNAVAILABLE', `mesh-rpc does not carry ${target.text}`, { retryable: false }),
         );
       }
       const to = target.agent ?? envelope.to;
-      return client.call(peerIdOf(target.did), { ...envelope, to }, { signal });
+      return client.call(
+        peerIdOf(target.did),
+        { ...envelope, to },
+        {
+          signal,
+          // the far job's progress frames become the forwarding job's progress (MESH-27)
+          ...(onProgress === undefined
+            ? {}
+            : {
+                onProgress: (data) => {
+                  onProgress(data);
+                },
+              }),
+        },
+      );
     },
   };
 }

@@ -2,7 +2,9 @@
  * Calls between two in-process mesh nodes (issue 15 item 5): by agent id (a card learned from
  * capability gossip routes over `/plexus/rpc/1.0.0`), by `p2p://did:key:…` and by
  * `p2p://<PeerId>/<agent>`; the callee runs the call as a `peer` principal and a node that
- * requires auth refuses an untrusted signer; an owner that is gone answers PEER_UNAVAILABLE.
+ * requires auth refuses an untrusted signer; an owner that is gone answers PEER_UNAVAILABLE;
+ * the far handler's progress becomes progress of the near node's async job (MESH-27), which
+ * its ESRP SSE stream shows.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ErrorData } from '../../../src/core/errors.js';
@@ -79,5 +81,37 @@ describe('mesh rpc between two nodes', () => {
     );
     const admitted = await call(near, 'capability:demo.work', 2, `p2p://${trusting.nodeId}/worker`);
     expect(admitted.envelope).toMatchObject({ kind: 'response', data: { by: 'trusting', input: 2 } });
+  });
+
+  it('re-emits the far handler’s progress as progress of the forwarding job, seen over ESRP SSE', async () => {
+    const stepper = agent('stepper', {
+      'demo.steps': (input, ctx) => {
+        for (let i = 1; i <= 3; i++) ctx.progress({ step: i });
+        return { done: input };
+      },
+    });
+    const far = await meshNode({}, { agents: [stepper] });
+    const near = await meshNode({ bootstrap: [await meshAddress(far)] });
+    await learned(near, 'stepper');
+
+    const { job } = await near.runtime.submit(request('demo.steps', 7, 'stepper'), { face: 'internal' });
+    const done = await near.runtime.jobs.wait(job.id);
+    expect(done.state).toBe('COMPLETED');
+    const events = await near.runtime.jobs.events(job.id);
+    const progress = events.filter((e) => e.type === 'job.progress').map((e) => e.data);
+    expect(progress).toEqual([1, 2, 3].map((step) => ({ id: job.id, progress: { step } })));
+
+    // What an ESRP client of the near node sees: job_progress events, then job_succeeded.
+    const sse = await (await fetch(`${near.url}/v1/jobs/${job.id}/events`)).text();
+    const names = [...sse.matchAll(/^event: (\w+)$/gm)].map((m) => m[1]);
+    expect(names.filter((n) => n === 'job_progress')).toHaveLength(3);
+    expect(names.at(-1)).toBe('job_succeeded');
+    expect(sse).toContain('"progress":{"step":3}');
+
+    // A sync call has no watcher: the far job is invoked and no progress is forwarded.
+    const sync = await near.runtime.invoke(request('demo.steps', 8, 'stepper'), { face: 'internal' });
+    expect(sync.envelope).toMatchObject({ kind: 'response', data: { done: 8 } });
+    const syncJob = sync.job?.id ?? '';
+    expect((await near.runtime.jobs.events(syncJob)).filter((e) => e.type === 'job.progress')).toEqual([]);
   });
 });
