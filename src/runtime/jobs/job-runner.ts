@@ -406,6 +406,7 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
       deadlineAt: job.deadlineAt,
       attempt: job.attempts,
       inputs: job.inputs,
+      ...(job.caller === undefined ? {} : { caller: job.caller }),
       progress: (data) => {
         if (job.state !== 'WORKING') return;
         const event = jobEvent(job, RUNTIME_EVENTS.jobProgress, { id: job.id, progress: data });

@@ -31,6 +31,8 @@ import { callTool, toolFailure } from './tool-call.js';
 import { complete, getPrompt, listedPrompts } from './mcp-prompts.js';
 import { checkResource, listedResources, listedTemplates, readResource } from './mcp-resources.js';
 import { sessionSubscriptions, type Subscriptions } from './mcp-subscriptions.js';
+import { MCP_ELICITATION_TIMEOUT_MS } from './elicitation.js';
+import { samplingChannel } from './sampling.js';
 
 /** What a session's server needs. */
 export interface SessionServerInit {
@@ -225,6 +227,9 @@ export function sessionServer(init: SessionServerInit): SessionServer {
       );
     }
     const token = request.params._meta?.progressToken;
+    // MCP-50, MCP-51: what the client can do for the call's job, on the call's own stream
+    const client = server.getClientCapabilities();
+    const relatedRequestId = extra.requestId;
     const startedAt = Date.now();
     const started = performance.now();
     const result = await callTool(init.runtime, entry, request.params.arguments, {
@@ -234,6 +239,19 @@ export function sessionServer(init: SessionServerInit): SessionServer {
       signal: extra.signal,
       ...(token === undefined ? {} : { progressToken: token }),
       notify: (notification) => extra.sendNotification(notification),
+      ...(client?.elicitation?.form === undefined
+        ? {}
+        : {
+            elicit: (params, signal) =>
+              server.elicitInput(params, { relatedRequestId, signal, timeout: MCP_ELICITATION_TIMEOUT_MS }),
+          }),
+      ...(client?.sampling === undefined
+        ? {}
+        : {
+            channel: samplingChannel((params, options) =>
+              server.createMessage(params, { relatedRequestId, ...options }),
+            ),
+          }),
       // MCP-41: once the session asked for logging, its calls' progress reports are logged to it
       ...(level === undefined
         ? {}
