@@ -4,7 +4,6 @@
  */
 import type { SpanStatus, TraceSpan, TraceView } from '../observability/trace-spans.js';
 
-
 /** Writes a duration: `12 ms`, `1.23 s`, `2 min 5 s`. */
 export function formatMs(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;

@@ -4,6 +4,7 @@
  */
 import type { Envelope } from '../core/envelope.js';
 import type { JsonValue } from '../core/json.js';
+import type { CallerChannel, SampleRequest, SampleResult } from './jobs/caller-channel.js';
 
 /** Who is calling, as established by the face (bearer JWT, API key) or by a signature. */
 export interface Principal {
@@ -74,6 +75,11 @@ export interface InvocationContext {
   readonly payloadHash?: string;
   /** Per-request timeout in ms (ESRP `mode.timeout_ms`); the envelope `deadline` also applies. */
   readonly timeoutMs?: number;
+  /**
+   * A live channel back to the caller while the job runs (an MCP client that can sample), kept
+   * in memory beside the job and never recorded (docs/decisions/mcp.md MCP-51).
+   */
+  readonly caller?: CallerChannel;
 }
 
 /** What a verb handler receives beside its input. */
@@ -140,6 +146,24 @@ export interface HandlerContext {
    * @throws PlexusError `INVALID_PARAMS` for an empty or over-long prompt.
    */
   requestInput(prompt: string, options?: { readonly schema?: JsonValue }): Promise<JsonValue>;
+  /**
+   * Asks the calling MCP client's model for a message (MCP `sampling/createMessage`): the
+   * request is `{messages, maxTokens, systemPrompt?, temperature?, stopSequences?, …}`, the
+   * answer `{role, content, model, stopReason?}`. Only a job whose caller is an MCP client
+   * that declared the `sampling` capability, on this node, while the call is open, can
+   * sample: the channel is not durable (a job recovered after a restart has none), and a
+   * handler re-run after `requestInput` samples again.
+   * @throws PlexusError `PRECONDITION_FAILED` when the caller cannot sample;
+   *   `INVALID_PARAMS` for a malformed request; `UNAVAILABLE` when the client answers an
+   *   error; `TIMEOUT` at the job's deadline.
+   *
+   * @example
+   * const { content } = await ctx.sample({
+   *   messages: [{ role: 'user', content: { type: 'text', text: 'Summarise: …' } }],
+   *   maxTokens: 200,
+   * });
+   */
+  sample(request: SampleRequest): Promise<SampleResult>;
 }
 
 /** What a handler reports through {@link HandlerContext.telemetry}. */

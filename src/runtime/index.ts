@@ -351,6 +351,13 @@ export {
 export { createJobRunner, type JobRunner, type JobRunnerComponents } from './jobs/job-runner.js';
 /** The handler's `ctx.requestInput`: a job waiting for its caller's input (INPUT_REQUIRED). */
 export { InputRequired, MAX_INPUT_PROMPT_LENGTH, type RequestInputOptions } from './jobs/input-request.js';
+/** The handler's `ctx.sample`: a live channel back to the caller (an MCP client that samples). */
+export type {
+  CallerChannel,
+  CallerRequestOptions,
+  SampleRequest,
+  SampleResult,
+} from './jobs/caller-channel.js';
 /** @internal */
 export { authenticateStep, authorizeStep } from './pipeline/authorize.js';
 /** @internal */

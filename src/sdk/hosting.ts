@@ -63,6 +63,7 @@ function contextOf(def: SomeVerbDefinition, h: HandlerContext, c: HostingCompone
       h.telemetry(report);
     },
     requestInput: (prompt, options) => h.requestInput(prompt, options),
+    sample: (request) => h.sample(request),
     emit: (type, data) => {
       if (typeof type !== 'string' || !type.startsWith(`${namespace}.`)) {
         return Promise.reject(

@@ -6,8 +6,8 @@
  * `conformance.<fixture>`; each names its MCP tool with the projection hint `mcp:tool`
  * `{name}` and, where the fixture answers MCP content (images, audio, embedded resources),
  * declares `{content: true}`: its output is the MCP tool result itself (MCP-40).
- * Not here: the sampling and elicitation fixtures — a verb cannot yet send a request to the
- * MCP client that called it (test/interop/mcp-conformance/expected-failures.yml).
+ * The sampling and elicitation fixtures use `ctx.sample` (MCP-51) and `ctx.requestInput`
+ * (asked of the client as `elicitation/create`, MCP-50).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PlexusError } from '../../core/errors.js';
@@ -74,6 +74,8 @@ interface Fixture {
   readonly output?: JsonSchema;
   /** True when the output is an MCP tool result (`mcp:tool` `{content: true}`). */
   readonly content?: boolean;
+  /** False when the same input may answer differently (it asks the client). @default true */
+  readonly deterministic?: boolean;
   run(input: JsonValue, context: HandlerContext): JsonValue | Promise<JsonValue>;
 }
 
@@ -89,6 +91,78 @@ async function pause(ms: number, context: HandlerContext): Promise<void> {
     throw abortError(context.signal, `${CONFORMANCE_AGENT_ID} (job ${context.jobId})`);
   }
 }
+
+/** An object schema of the fixtures' own (strings required unless said). */
+function objectOf(properties: JsonObject, required: readonly string[] = Object.keys(properties)): JsonObject {
+  return { $schema: SCHEMA, type: 'object', properties, required: [...required] };
+}
+
+/** The string `key` of an (object) input, `''` when it is not one. */
+function stringOf(input: JsonValue, key: string): string {
+  const value = typeof input === 'object' && input !== null && !Array.isArray(input) ? input[key] : undefined;
+  return typeof value === 'string' ? value : '';
+}
+
+/** The text of a sampled message's content (a block or an array of blocks). */
+function sampledText(content: JsonValue): string {
+  const blocks = Array.isArray(content) ? content : [content];
+  return blocks
+    .map((b) =>
+      typeof b === 'object' && b !== null && !Array.isArray(b) && typeof b['text'] === 'string'
+        ? b['text']
+        : '',
+    )
+    .join('');
+}
+
+/** SEP-1034: a default for every primitive type. */
+const DEFAULTS_SCHEMA = objectOf(
+  {
+    name: { type: 'string', description: 'Your name', default: 'John Doe' },
+    age: { type: 'integer', description: 'Your age', default: 30 },
+    score: { type: 'number', description: 'Your score', default: 95.5 },
+    status: {
+      type: 'string',
+      description: 'Your status',
+      enum: ['active', 'inactive', 'pending'],
+      default: 'active',
+    },
+    verified: { type: 'boolean', description: 'Verified', default: true },
+  },
+  [],
+);
+
+/** SEP-1330: the five enum forms. */
+const ENUMS_SCHEMA = objectOf(
+  {
+    untitledSingle: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+    titledSingle: {
+      type: 'string',
+      oneOf: [
+        { const: 'value1', title: 'First Option' },
+        { const: 'value2', title: 'Second Option' },
+        { const: 'value3', title: 'Third Option' },
+      ],
+    },
+    legacyEnum: {
+      type: 'string',
+      enum: ['opt1', 'opt2', 'opt3'],
+      enumNames: ['Option One', 'Option Two', 'Option Three'],
+    },
+    untitledMulti: { type: 'array', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
+    titledMulti: {
+      type: 'array',
+      items: {
+        anyOf: [
+          { const: 'value1', title: 'First Choice' },
+          { const: 'value2', title: 'Second Choice' },
+          { const: 'value3', title: 'Third Choice' },
+        ],
+      },
+    },
+  },
+  [],
+);
 
 const FIXTURES: readonly Fixture[] = [
   {
@@ -189,6 +263,66 @@ const FIXTURES: readonly Fixture[] = [
     },
   },
   {
+    verb: 'sampling',
+    tool: 'test_sampling',
+    description: "Asks the calling client's model to answer the prompt (sampling/createMessage).",
+    input: objectOf({ prompt: { type: 'string', description: 'The prompt to send to the LLM' } }),
+    content: true,
+    deterministic: false,
+    run: async (input, context) => {
+      const prompt = stringOf(input, 'prompt');
+      const answer = await context.sample({
+        messages: [{ role: 'user', content: text(prompt) }],
+        maxTokens: 100,
+      });
+      return { content: [text(`LLM response: ${sampledText(answer.content)}`)] };
+    },
+  },
+  {
+    verb: 'elicitation',
+    tool: 'test_elicitation',
+    description: 'Asks the user for a username and an email address (elicitation/create).',
+    input: objectOf({ message: { type: 'string', description: 'The message to show the user' } }),
+    content: true,
+    deterministic: false,
+    run: async (input, context) => {
+      const message = stringOf(input, 'message');
+      const answer = await context.requestInput(message, {
+        schema: objectOf({
+          username: { type: 'string', description: "User's response" },
+          email: { type: 'string', description: "User's email address" },
+        }),
+      });
+      return { content: [text(`User response: action=accept, content=${JSON.stringify(answer)}`)] };
+    },
+  },
+  {
+    verb: 'elicitation_sep1034_defaults',
+    tool: 'test_elicitation_sep1034_defaults',
+    description: 'Asks for a form whose fields all have defaults (SEP-1034).',
+    content: true,
+    deterministic: false,
+    run: async (_input, context) => {
+      const answer = await context.requestInput('Please review and update the form fields with defaults', {
+        schema: DEFAULTS_SCHEMA,
+      });
+      return { content: [text(`Elicitation completed: action=accept, content=${JSON.stringify(answer)}`)] };
+    },
+  },
+  {
+    verb: 'elicitation_sep1330_enums',
+    tool: 'test_elicitation_sep1330_enums',
+    description: 'Asks for a form with the five enum forms (SEP-1330).',
+    content: true,
+    deterministic: false,
+    run: async (_input, context) => {
+      const answer = await context.requestInput('Please select options from the enum fields', {
+        schema: ENUMS_SCHEMA,
+      });
+      return { content: [text(`Elicitation completed: action=accept, content=${JSON.stringify(answer)}`)] };
+    },
+  },
+  {
     verb: 'json_schema_2020_12',
     tool: 'json_schema_2020_12_tool',
     description: 'Tool with JSON Schema 2020-12 features',
@@ -229,7 +363,7 @@ function specOf(f: Fixture): VerbSpec {
     effects: {},
     capabilities: [`${CONFORMANCE_AGENT_ID}:read`],
     category: 'query',
-    deterministic: f.verb !== 'error_handling',
+    deterministic: f.verb !== 'error_handling' && f.deterministic !== false,
     description: f.description,
     projection: { 'mcp:tool': { name: f.tool, ...(f.content === true ? { content: true } : {}) } },
   };

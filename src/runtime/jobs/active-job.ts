@@ -18,6 +18,7 @@ import type { EventInput } from '../../store/event-log.js';
 import type { EventMap } from '../../store/event-map.js';
 import type { JobEventType } from '../events.js';
 import type { InvocationMode, Principal } from '../context.js';
+import type { CallerChannel } from './caller-channel.js';
 import { LazyAbort, signalSource, type AbortSource } from './lazy-abort.js';
 import type { Resolution } from '../routing/router.js';
 import type { ObserverSpan } from '../observer.js';
@@ -55,6 +56,8 @@ export interface ActiveJob {
   trace?: ObserverSpan;
   /** The caller's answers to the handler's `requestInput`, in order (replayed on each run). */
   inputs: JsonValue[];
+  /** The live channel to the caller, when its face gave one (memory only, never recorded). */
+  readonly caller?: CallerChannel;
   /** Once its wait for input is recorded: what is asked, and the deadline time left at the pause. */
   waiting?: { readonly request: JobInputRequest; readonly index: number; readonly leftMs: number };
   /** True when the next dispatch continues after an answer (no `job.started`, no new attempt). */
@@ -110,6 +113,8 @@ export interface ActiveJobInit {
   readonly attempts?: number;
   /** @default [] */
   readonly inputs?: readonly JsonValue[];
+  /** The live channel to the caller (`InvocationContext.caller`). */
+  readonly caller?: CallerChannel;
 }
 
 /** Creates an {@link ActiveJob} (not yet registered, not yet accepted). */
@@ -162,6 +167,7 @@ class EngineJob implements ActiveJob {
   state: JobState;
   attempts: number;
   inputs: JsonValue[];
+  declare readonly caller?: CallerChannel;
   declare waiting?: { readonly request: JobInputRequest; readonly index: number; readonly leftMs: number };
   resumed = false;
   #pauseWaiters: ((outcome: JobOutcome) => void)[] | undefined;
@@ -192,6 +198,7 @@ class EngineJob implements ActiveJob {
     this.state = init.state ?? 'SUBMITTED';
     this.attempts = init.attempts ?? 0;
     this.inputs = [...(init.inputs ?? [])];
+    if (init.caller !== undefined) (this as { caller?: CallerChannel }).caller = init.caller;
     this.done = new Promise<JobOutcome>((resolve) => {
       this.#settle = resolve;
     });

@@ -407,6 +407,7 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
       attempt: job.attempts,
       inputs: job.inputs,
       mode: job.mode,
+      ...(job.caller === undefined ? {} : { caller: job.caller }),
       progress: (data) => {
         if (job.state !== 'WORKING') return;
         const event = jobEvent(job, RUNTIME_EVENTS.jobProgress, { id: job.id, progress: data });

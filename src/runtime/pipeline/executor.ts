@@ -19,6 +19,7 @@ import { callerOutputProblems } from './output-problems.js';
 import type { HandlerContext, InvocationMode, Principal } from '../context.js';
 import { asError } from '../jobs/deadline.js';
 import { InputRequired, inputRequester } from '../jobs/input-request.js';
+import { sampler, type CallerChannel } from '../jobs/caller-channel.js';
 import { abortErrorOf, raceAbortSource, signalSource, type AbortSource } from '../jobs/lazy-abort.js';
 import type { Observer, ObserverAttributes } from '../observer.js';
 import { telemetryAttributes } from './telemetry.js';
@@ -40,6 +41,8 @@ export interface ExecutedJob {
   readonly attempt: number;
   /** The caller's answers to the handler's `requestInput` calls so far, in order. */
   readonly inputs?: readonly JsonValue[];
+  /** The live channel to the caller, when its face gave one (`ctx.sample`). */
+  readonly caller?: CallerChannel;
   /** Reports progress of the running job. */
   progress(data: JsonValue): void;
   /** Sync or async: a remote leg of an async job has the far job's progress forwarded. @default 'sync' */
@@ -185,6 +188,8 @@ async function runLocal(
       job.telemetry?.(attributes);
     },
     requestInput: inputRequester(job.inputs ?? []),
+    sample: (request) =>
+      sampler(job.caller, job.id, () => ({ signal: context.signal, deadline: job.deadlineAt }))(request),
   };
   const onRejection = (reason: unknown): void => {
     components.logger.error(

@@ -245,6 +245,7 @@ export async function accept(
       timeoutMs: deadline.timeoutMs,
       deadlineAt: deadline.deadlineAt,
       resolution,
+      ...(context.caller === undefined ? {} : { caller: context.caller }),
     });
   const step = runStep(observer, 'idempotency', attrs, () => {
     const key = idempotencyIdentity(request, context);

@@ -106,18 +106,34 @@ function checkVersion(request: FastifyRequest): void {
   }
 }
 
-/** Answers the requests of one POST as one JSON body (a batch gets an array). */
+/**
+ * Answers the requests of one POST as one JSON body (a batch gets an array). A single request
+ * whose handler sends the client a request first (elicitation, sampling) is answered on an SSE
+ * stream instead, when the client takes one (MCP-50).
+ */
 function answerJson(
+  init: McpRoutesInit,
   reply: FastifyReply,
   session: McpSession,
   messages: readonly JSONRPCMessage[],
   batch: boolean,
+  sse: boolean,
   trace: string,
 ): Promise<FastifyReply> {
   const waiting = messages.filter(isRequest).length;
   return new Promise((resolve) => {
     const answers: JSONRPCMessage[] = [];
+    const upgrade =
+      sse && !batch && waiting === 1
+        ? (): MessageSink | undefined => {
+            if (answers.length > 0 || reply.sent) return undefined;
+            const stream = openStream(init, reply, session, 1);
+            resolve(reply);
+            return stream;
+          }
+        : undefined;
     const sink: MessageSink = {
+      ...(upgrade === undefined ? {} : { upgrade }),
       streams: false,
       write(message) {
         answers.push(message);
@@ -151,6 +167,25 @@ function connectionOf(init: McpRoutesInit, raw: FastifyReply['raw']): StreamConn
   return connection;
 }
 
+/** Turns `reply` into a resumable SSE stream (MCP-15) that ends after `answers` answers. */
+function openStream(
+  init: McpRoutesInit,
+  reply: FastifyReply,
+  session: McpSession,
+  answers: number,
+): MessageSink {
+  const stream = session.replay.open(answers);
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, { ...SSE_HEADERS, [MCP_SESSION_HEADER]: session.id });
+  const connection = connectionOf(init, raw);
+  raw.once('close', () => {
+    stream.detach(connection);
+  });
+  stream.attach(connection);
+  return stream;
+}
+
 /**
  * Answers the requests of one POST on a resumable SSE stream (MCP-15), which ends after the
  * last answer; when the connection drops first, the stream goes on into the replay buffer.
@@ -162,15 +197,7 @@ function answerStream(
   messages: readonly JSONRPCMessage[],
   trace: string,
 ): FastifyReply {
-  const stream = session.replay.open(messages.filter(isRequest).length);
-  reply.hijack();
-  const raw = reply.raw;
-  raw.writeHead(200, { ...SSE_HEADERS, [MCP_SESSION_HEADER]: session.id });
-  const connection = connectionOf(init, raw);
-  raw.once('close', () => {
-    stream.detach(connection);
-  });
-  stream.attach(connection);
+  const stream = openStream(init, reply, session, messages.filter(isRequest).length);
   for (const message of messages) session.transport.receive(message, stream, trace);
   return reply;
 }
@@ -207,7 +234,7 @@ async function post(
   // the span this POST is served in: a call without `_meta.traceparent` runs under it
   const trace = traceOfRequest(request.raw).traceparent;
   if (wantsStream(messages, accepts)) return answerStream(init, reply, session, messages, trace);
-  return answerJson(reply, session, messages, batch, trace);
+  return answerJson(init, reply, session, messages, batch, accepts.sse, trace);
 }
 
 /**

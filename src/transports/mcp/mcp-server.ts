@@ -32,6 +32,8 @@ import { complete, getPrompt, listedPrompts } from './mcp-prompts.js';
 import { checkResource, listedResources, listedTemplates, readResource } from './mcp-resources.js';
 import { sessionSubscriptions, type Subscriptions } from './mcp-subscriptions.js';
 import { callerTraceparent, traceparentOfMeta } from '../trace-headers.js';
+import { MCP_ELICITATION_TIMEOUT_MS } from './elicitation.js';
+import { samplingChannel } from './sampling.js';
 
 /** What a session's server needs. */
 export interface SessionServerInit {
@@ -229,6 +231,9 @@ export function sessionServer(init: SessionServerInit): SessionServer {
     // the caller's span in `_meta` (OBS-14), else the span the HTTP request is served in
     const traceparent =
       traceparentOfMeta(request.params._meta) ?? callerTraceparent(extra.requestInfo?.headers.traceparent);
+    // MCP-50, MCP-51: what the client can do for the call's job, on the call's own stream
+    const client = server.getClientCapabilities();
+    const relatedRequestId = extra.requestId;
     const startedAt = Date.now();
     const started = performance.now();
     const result = await callTool(init.runtime, entry, request.params.arguments, {
@@ -239,6 +244,19 @@ export function sessionServer(init: SessionServerInit): SessionServer {
       ...(token === undefined ? {} : { progressToken: token }),
       ...(traceparent === undefined ? {} : { traceparent }),
       notify: (notification) => extra.sendNotification(notification),
+      ...(client?.elicitation?.form === undefined
+        ? {}
+        : {
+            elicit: (params, signal) =>
+              server.elicitInput(params, { relatedRequestId, signal, timeout: MCP_ELICITATION_TIMEOUT_MS }),
+          }),
+      ...(client?.sampling === undefined
+        ? {}
+        : {
+            channel: samplingChannel((params, options) =>
+              server.createMessage(params, { relatedRequestId, ...options }),
+            ),
+          }),
       // MCP-41: once the session asked for logging, its calls' progress reports are logged to it
       ...(level === undefined
         ? {}

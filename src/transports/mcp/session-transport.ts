@@ -6,7 +6,10 @@
  * the session's GET stream once one was opened (kept for replay while its connection is away,
  * MCP-15). Before the first GET, the latest notification of each
  * method is held (at most one per method: `notifications/tools/list_changed` is the one that
- * matters) and sent when a GET stream opens; server requests are dropped, as the spec allows.
+ * matters) and sent when a GET stream opens. A server request related to a call (elicitation,
+ * sampling, MCP-50) turns a JSON reply that has sent nothing yet into an SSE stream and goes
+ * there; one with nowhere to go is refused at once, so the SDK's request fails instead of
+ * waiting for an answer that cannot come.
  */
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
@@ -17,6 +20,11 @@ export interface MessageSink {
   readonly streams: boolean;
   /** Writes one message. */
   write(message: JSONRPCMessage): void;
+  /**
+   * A JSON sink that can still become a stream (nothing sent yet, the client takes SSE): turns
+   * its reply into an SSE stream and answers it, or `undefined` when it cannot (MCP-50).
+   */
+  upgrade?(): MessageSink | undefined;
 }
 
 function responseId(message: JSONRPCMessage): RequestId | undefined {
@@ -75,10 +83,29 @@ export class SessionTransport implements Transport {
       return Promise.resolve();
     }
     const related = options?.relatedRequestId;
-    const sink = related === undefined ? undefined : this.#pending.get(related);
+    let sink = related === undefined ? undefined : this.#pending.get(related);
+    if (
+      related !== undefined &&
+      sink !== undefined &&
+      !sink.streams &&
+      'method' in message &&
+      'id' in message
+    ) {
+      const upgraded = sink.upgrade?.();
+      if (upgraded !== undefined) {
+        this.#pending.set(related, upgraded);
+        sink = upgraded;
+      }
+    }
     if (sink?.streams === true) sink.write(message);
     else if (this.#standalone !== undefined) this.#standalone.write(message);
-    else if ('method' in message && !('id' in message)) this.#held.set(message.method, message);
+    else if ('method' in message && 'id' in message) {
+      return Promise.reject(
+        new Error(
+          `no stream to the MCP client is open for ${message.method}: its call is answered as JSON and there is no GET stream`,
+        ),
+      );
+    } else if ('method' in message) this.#held.set(message.method, message);
     return Promise.resolve();
   }
 

@@ -9,18 +9,23 @@
  * MCP-40) has it sent as it is, once the SDK's schema admits it. Progress data with a numeric
  * `progress` (and `total`, `message`) is sent with those numbers (MCP-41); a caller that
  * follows progress (`onProgress`, a session with a logging level) also has the call submitted.
+ * A job that asks for input is asked of the client by elicitation when it can be (MCP-50,
+ * `job-questions.ts`); a client that can sample lends the job its model (`ctx.sample`, MCP-51).
  */
 import { randomUUID } from 'node:crypto';
 import {
   CallToolResultSchema,
   type CallToolResult,
+  type ElicitRequestFormParams,
+  type ElicitResult,
   type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Envelope } from '../../core/envelope.js';
 import { PlexusError, toPlexusError } from '../../core/errors.js';
 import { errorOfAnswer } from '../answer-error.js';
 import { isJsonObject, type JsonValue } from '../../core/json.js';
-import type { InvocationContext, Principal, Runtime } from '../../runtime/index.js';
+import type { CallerChannel, InvocationContext, Principal, Runtime } from '../../runtime/index.js';
+import { askCaller, MAX_QUESTIONS_PER_CALL, waitingFailure } from './job-questions.js';
 import type { CatalogEntry } from './tool-catalog.js';
 import { MCP_FACE } from './mcp-protocol.js';
 
@@ -40,6 +45,10 @@ export interface ToolCaller {
   readonly onProgress?: (data: JsonValue) => void;
   /** The W3C `traceparent` the call runs under (its `_meta`'s, else the HTTP request's span). */
   readonly traceparent?: string;
+  /** Sends `elicitation/create` to the client; absent when it did not declare `elicitation`. */
+  readonly elicit?: (params: ElicitRequestFormParams, signal: AbortSignal) => Promise<ElicitResult>;
+  /** The live channel the job may use (sampling), when the client can do anything for it. */
+  readonly channel?: CallerChannel;
 }
 
 /** The failure result of a call that failed with `error` in agent `agentId`. */
@@ -95,6 +104,65 @@ export function progressParams(
   return { progress: count, ...(data === undefined ? {} : { message: JSON.stringify(data) }) };
 }
 
+/** Runs `work` with job `jobId` cancelled when the call's signal aborts (the call owns the job). */
+async function owning<T>(
+  runtime: Runtime,
+  jobId: string,
+  signal: AbortSignal,
+  work: () => Promise<T>,
+): Promise<T> {
+  const cancel = (): void => {
+    runtime.jobs.cancel(jobId, { reason: 'cancelled by the MCP client' }).catch(() => undefined);
+  };
+  signal.addEventListener('abort', cancel, { once: true });
+  try {
+    return await work();
+  } finally {
+    signal.removeEventListener('abort', cancel);
+  }
+}
+
+/** The id of the job an answer says waits for input (the runtime's answer at a pause, RT-055). */
+function waitingJobOf(answer: Envelope): string | undefined {
+  const data = answer.data;
+  if (answer.kind !== 'error' || !isJsonObject(data) || !isJsonObject(data['details'])) return undefined;
+  const { job, state } = data['details'];
+  return state === 'INPUT_REQUIRED' && typeof job === 'string' ? job : undefined;
+}
+
+/**
+ * Invokes the call's verb; when its job pauses for input and the client can be asked, asks it
+ * (MCP-50) and waits for the job's next pause or end, at most {@link MAX_QUESTIONS_PER_CALL}
+ * times.
+ */
+async function invoked(
+  runtime: Runtime,
+  request: Envelope,
+  context: InvocationContext,
+  caller: ToolCaller,
+): Promise<Envelope> {
+  const { signal } = caller;
+  const answer = (await runtime.invoke(request, context, { signal })).envelope;
+  const jobId = caller.elicit === undefined ? undefined : waitingJobOf(answer);
+  if (jobId === undefined) return answer;
+  return owning(runtime, jobId, signal, async () => {
+    for (let asked = 0; ; asked++) {
+      const job = await runtime.jobs.wait(jobId, { orInputRequired: true, signal });
+      if (job.state !== 'INPUT_REQUIRED' || job.input === undefined)
+        return runtime.jobs.answer(jobId, { signal });
+      if (asked === MAX_QUESTIONS_PER_CALL)
+        throw waitingFailure(
+          jobId,
+          request.verb,
+          job.input.prompt,
+          `one call asks at most ${MAX_QUESTIONS_PER_CALL} questions`,
+        );
+      const outcome = await askCaller(runtime, jobId, job.input, caller);
+      if (!outcome.asked) throw waitingFailure(jobId, request.verb, job.input.prompt, outcome.reason);
+    }
+  });
+}
+
 async function submitted(
   runtime: Runtime,
   request: Envelope,
@@ -111,7 +179,21 @@ async function submitted(
   signal.addEventListener('abort', cancel, { once: true });
   try {
     let count = 0;
+    let asked = 0;
     for await (const event of runtime.jobs.watch(job.id, { signal })) {
+      if (event.type === 'job.input_required' && isJsonObject(event.data)) {
+        // MCP-50: the question goes to the client, or the call ends with the job waiting
+        const { prompt, schema } = event.data;
+        const question = {
+          prompt: typeof prompt === 'string' ? prompt : '',
+          ...(schema === undefined ? {} : { schema }),
+        };
+        const outcome =
+          asked++ === MAX_QUESTIONS_PER_CALL
+            ? { asked: false as const, reason: `one call asks at most ${MAX_QUESTIONS_PER_CALL} questions` }
+            : await askCaller(runtime, job.id, question, caller);
+        if (!outcome.asked) throw waitingFailure(job.id, request.verb, question.prompt, outcome.reason);
+      }
       if (event.type === 'job.progress') {
         const data = isJsonObject(event.data) ? event.data['progress'] : undefined;
         caller.onProgress?.(data ?? null);
@@ -157,11 +239,12 @@ export async function callTool(
     // every tools/call is a distinct call (the protocol has no idempotency key)
     idempotencyKey: `mcp:${request.id}`,
     idempotencyWindowMs: 0,
+    ...(caller.channel === undefined ? {} : { caller: caller.channel }),
   };
   try {
     const answer =
       caller.progressToken === undefined && caller.onProgress === undefined
-        ? (await runtime.invoke(request, context, { signal: caller.signal })).envelope
+        ? await invoked(runtime, request, context, caller)
         : await submitted(runtime, request, context, caller, caller.progressToken);
     if (answer.kind === 'error') return toolFailure(errorOfAnswer(answer), answer.from || entry.agentId);
     return toolSuccess(entry, answer.data);
