@@ -29,6 +29,7 @@ import { TARGET_EXTENSION } from '../../../src/runtime/index.js';
 import { wsJsonRpcClient } from '../../../src/transports/ws-jsonrpc/client.js';
 import type { Envelope } from '../../../src/core/envelope.js';
 import { PlexusError } from '../../../src/core/errors.js';
+import type { JsonObject } from '../../../src/core/json.js';
 import { createNode, type Node } from '../../../src/node/node.js';
 import { defaultFaces } from '../../../src/node/faces.js';
 import { a2aBridgeAgent } from '../../../src/transports/a2a-bridge/a2a-agent.js';
@@ -386,7 +387,7 @@ describe('A2A agents as Plexus agents', () => {
     });
     await asUser.close();
     const asAdmin = await wsJsonRpcClient({ url: rpc, token: admin.key });
-    const refused = async (params: Record<string, unknown>, code: string, message: RegExp) => {
+    const refused = async (params: JsonObject, code: string, message: RegExp) => {
       await expect(asAdmin.call('bridge.announceA2AAgent', params)).rejects.toMatchObject({
         code,
         message: expect.stringMatching(message) as unknown,
