@@ -216,10 +216,12 @@ export function pendingTransportError(target: RouteTarget): PlexusError {
       ? 'needs the libp2p transport, which this node does not have yet (turn the mesh on: mesh.enabled in plexus.yaml, or plexus start --mesh)'
       : target.scheme === 'mcp'
         ? `names an MCP server (${JSON.stringify(target.server)}) this node does not bridge; add it under mcp.servers in plexus.yaml or with bridge.registerMCPServer`
-        : `has no transport on this node`;
+        : target.scheme === 'a2a'
+          ? `names an A2A agent (${target.url}) this node does not bridge; add it under a2a.agents in plexus.yaml or with bridge.announceA2AAgent`
+          : `has no transport on this node`;
   return new PlexusError(
     'UNAVAILABLE',
-    target.scheme === 'mcp'
+    target.scheme === 'mcp' || target.scheme === 'a2a'
       ? `target ${JSON.stringify(target.text)} ${what}`
       : `target ${JSON.stringify(target.text)} ${what}; route with ${ROUTED_SCHEMES.map((s) => `${s}://`).join(', ')} instead`,
     { retryable: false, details: { pointer: '/target', target: target.text, scheme: target.scheme } },
