@@ -1,5 +1,5 @@
 /**
- * Where a node may send a request a caller chose (SSRF; docs/decisions/a2a.md A2A-12, A2A-15):
+ * Where a node may send a request a caller chose (SSRF; docs/decisions/a2a.md A2A-12, A2A-19):
  * an A2A push notification's webhook, an A2A agent announced at run time. `http:` or `https:`
  * only, no credentials in the URL, and the host either loopback (allowed only when the policy
  * says so: a dev node) or on the policy's allow-list. Names are compared as written; an

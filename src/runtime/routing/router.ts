@@ -17,7 +17,7 @@
  * offering the verb, or a placeholder that forwards to it; `UNAVAILABLE` on a node whose
  * transports do not carry p2p), `mcp://<server>[/<tool>]` (the local agent bridging that MCP
  * server, docs/decisions/mcp.md MCP-35), `a2a+https://host[/path]` (the local agent bridging the
- * A2A agent at that URL, docs/decisions/a2a.md A2A-16); any other scheme is `INVALID_PARAMS` (see
+ * A2A agent at that URL, docs/decisions/a2a.md A2A-20); any other scheme is `INVALID_PARAMS` (see
  * `routing/target.ts`).
  */
 import { BROADCAST, type Envelope } from '../../core/envelope.js';

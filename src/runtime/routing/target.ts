@@ -39,7 +39,7 @@ export const REMOTE_PEER_EXTENSION = '_x_plexus_peer';
 export const MCP_BRIDGE_EXTENSION = '_x_plexus_mcp';
 
 /**
- * The card extension of an agent bridging an A2A agent (docs/decisions/a2a.md A2A-16):
+ * The card extension of an agent bridging an A2A agent (docs/decisions/a2a.md A2A-20):
  * `{ url: <its base URL, as {@link targetUrl} writes it>, skills: { <skill id>: <verb> } }`,
  * read by `a2a+https://` targets.
  */

@@ -1,6 +1,6 @@
 /**
  * One A2A agent the node bridges (issue 14 item 4): an `a2a.agents` entry of `plexus.yaml` or a
- * `bridge.announceA2AAgent` call (docs/decisions/a2a.md A2A-13, A2A-15). The config file's
+ * `bridge.announceA2AAgent` call (docs/decisions/a2a.md A2A-13, A2A-19). The config file's
  * entries are checked by its schema; an announcement is checked here, at the boundary.
  */
 import { PlexusError } from '../../core/errors.js';

@@ -209,7 +209,7 @@ async function callSkill(
 export interface BridgeOptions {
   /** `undefined` while the agent answers, else the error every call of its verbs fails with. */
   readonly gone?: () => PlexusError | undefined;
-  /** An agent a caller chose (A2A-15): its client follows no redirect. */
+  /** An agent a caller chose (A2A-19): its client follows no redirect. */
   readonly noRedirects?: boolean;
 }
 

@@ -1,6 +1,6 @@
 /**
  * The A2A client bridge as a node plug-in (issue 14 item 4, docs/decisions/a2a.md A2A-13,
- * A2A-15…17): once the node listens, each `a2a.agents` entry — and, with `announce`, each agent
+ * A2A-19…21): once the node listens, each `a2a.agents` entry — and, with `announce`, each agent
  * added by `bridge.announceA2AAgent` and kept in the log — has its card fetched and its bridge
  * agent hosted (`runtime.agents.add`), so its skills are verbs every face can call and
  * `a2a+https://<its url>` reaches it. The card is fetched again when its `Cache-Control` max-age

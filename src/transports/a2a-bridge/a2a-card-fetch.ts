@@ -1,9 +1,9 @@
 /**
- * Fetching a bridged A2A agent's card (issue 14 item 4; docs/decisions/a2a.md A2A-13, A2A-17):
+ * Fetching a bridged A2A agent's card (issue 14 item 4; docs/decisions/a2a.md A2A-13, A2A-21):
  * `GET <url>/.well-known/agent-card.json` with the entry's headers, revalidated with
  * `If-None-Match` when an `ETag` is known (a 304 keeps the card), its signature checked, its
  * `Cache-Control` read for when to fetch it again. For an agent a caller chose
- * (`bridge.announceA2AAgent`, A2A-15) the request follows no redirect and every interface the
+ * (`bridge.announceA2AAgent`, A2A-19) the request follows no redirect and every interface the
  * card sends calls to must pass the node's outbound URL policy too.
  */
 import { AgentCard as SdkAgentCardCodec, type AgentCard as SdkAgentCard } from '@a2a-js/sdk';

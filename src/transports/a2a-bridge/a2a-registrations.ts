@@ -1,6 +1,6 @@
 /**
  * A2A agents added at run time with `bridge.announceA2AAgent` (seed 003 §10.2; issue 14 item 4;
- * docs/decisions/a2a.md A2A-15), kept in the event log (`a2a.bridge.agent_announced`, node-wide,
+ * docs/decisions/a2a.md A2A-19), kept in the event log (`a2a.bridge.agent_announced`, node-wide,
  * not tenant-scoped) through the bridges' shared registrations (`../bridge/bridge-registrations.ts`)
  * and read back when the bridge starts: an announced agent is bridged again after a restart.
  */

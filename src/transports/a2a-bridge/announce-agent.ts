@@ -1,6 +1,6 @@
 /**
  * The agent behind `bridge.announceA2AAgent` (seed 003 §10.2; issue 14 item 4;
- * docs/decisions/a2a.md A2A-15): verb `bridge.announce_a2a_agent`, alias
+ * docs/decisions/a2a.md A2A-19): verb `bridge.announce_a2a_agent`, alias
  * `bridge.announceA2AAgent` (the Hyperspace method name), served by the bridges' privileged
  * verb seam (`../bridge/bridge-admin.ts`): announcing an agent makes the node send requests to a
  * URL the caller chose, so only a privileged principal may call it.

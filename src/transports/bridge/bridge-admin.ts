@@ -1,7 +1,7 @@
 /**
  * The privileged verbs that add a bridge entry at run time (seed 003 §10: the Hyperspace
  * `bridge.registerMCPServer`, `bridge.announceA2AAgent`; docs/decisions/mcp.md MCP-37, a2a.md
- * A2A-15). Each is a verb of a small agent with the Hyperspace method name as its alias, so the
+ * A2A-19). Each is a verb of a small agent with the Hyperspace method name as its alias, so the
  * call runs through the whole pipeline; the handler refuses every principal that is not
  * privileged: one of kind `local` (in-process) or one whose credential carries the scope
  * `bridge:admin` (or `bridge:*`, `*`). The verb also declares the scope, so with capability

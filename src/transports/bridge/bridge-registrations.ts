@@ -1,6 +1,6 @@
 /**
  * Bridge entries added at run time (seed 003 §10.1 `bridge.registerMCPServer`, §10.2
- * `bridge.announceA2AAgent`; docs/decisions/mcp.md MCP-36, a2a.md A2A-15), kept in the event log
+ * `bridge.announceA2AAgent`; docs/decisions/mcp.md MCP-36, a2a.md A2A-19), kept in the event log
  * as one event type per bridge (node-wide, not tenant-scoped) and read back when the bridge
  * starts, so an entry added at run time is bridged again after a restart. A later entry of a
  * name replaces the earlier one.

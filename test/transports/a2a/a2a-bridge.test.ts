@@ -3,7 +3,7 @@
  * server written here (`DefaultRequestHandler` with an `InMemoryTaskStore` behind the SDK's
  * `JsonRpcTransportHandler` on node:http): skills appear as verbs, calls and streams round-trip,
  * cancelling the job cancels the remote task, a card with a bad signature is refused. And
- * Plexus to Plexus: one node bridges another's signed A2A face. At run time (A2A-15…17):
+ * Plexus to Plexus: one node bridges another's signed A2A face. At run time (A2A-19…21):
  * `bridge.announceA2AAgent` over the WebSocket JSON-RPC face (privileged, SSRF-checked,
  * persisted across a restart), `a2a+http://` targets, and the card fetched again on max-age
  * expiry with `If-None-Match` (changed skills followed, a vanished agent's verbs unavailable).
