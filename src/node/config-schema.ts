@@ -147,20 +147,6 @@ export const peerSchema = section({
   token: text().optional(),
 });
 
-/** `a2a:`: the A2A face (docs/faces/a2a.md); `push.allowHosts`: webhook hosts push notifications may go to. */
-export const a2aSchema = section({
-  push: section({ allowHosts: list(text()).optional() }).optional(),
-  /** A2A agents the node hosts as bridge agents (docs/faces/a2a.md). */
-  agents: list(
-    section({
-      name: text(),
-      url: httpUrl,
-      authorization: text().optional(),
-      unsigned: z.literal('allow').optional(),
-    }),
-  ).optional(),
-});
-
 /** A mapping of names to strings (`env`, `headers`). */
 const stringMap = z.record(
   z.string(),
@@ -169,6 +155,29 @@ const stringMap = z.record(
     error: says((v) => `must be a mapping of names to strings, got ${showValue(v)}`),
   },
 );
+
+/**
+ * `a2a:`: the A2A face (docs/faces/a2a.md); `push.allowHosts`: webhook hosts push notifications
+ * may go to; `agents`: A2A agents bridged as agents; `announce`: whether privileged callers may
+ * add more at run time with `bridge.announceA2AAgent`, and to which hosts.
+ */
+export const a2aSchema = section({
+  push: section({ allowHosts: list(text()).optional() }).optional(),
+  /** A2A agents the node hosts as bridge agents (docs/faces/a2a.md). */
+  agents: list(
+    section({
+      name: text(),
+      url: httpUrl,
+      authorization: text().optional(),
+      headers: stringMap.optional(),
+      unsigned: z.literal('allow').optional(),
+    }),
+  ).optional(),
+  announce: section({
+    enabled: flag().optional(),
+    allowHosts: list(text()).optional(),
+  }).optional(),
+});
 
 /**
  * One `mcp.servers` entry: an MCP server bridged as an agent (docs/faces/mcp.md "Bridging MCP

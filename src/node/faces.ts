@@ -50,9 +50,21 @@ export function defaultFaces(init: NodeInit = {}): readonly FaceFactory[] {
         ...(init.a2a?.push?.allowHosts === undefined ? {} : { allowHosts: init.a2a.push.allowHosts }),
       },
     }),
-    ...(init.a2a?.agents === undefined || init.a2a.agents.length === 0
-      ? []
-      : [a2aBridgeFace({ agents: init.a2a.agents })]),
+    ...((init.a2a?.agents?.length ?? 0) > 0 || init.a2a?.announce?.enabled === true
+      ? [
+          a2aBridgeFace({
+            agents: init.a2a?.agents ?? [],
+            ...(init.a2a?.announce?.enabled === true
+              ? {
+                  announce: {
+                    allowLoopback: init.dev === true,
+                    allowHosts: init.a2a.announce.allowHosts ?? [],
+                  },
+                }
+              : {}),
+          }),
+        ]
+      : []),
     ...((init.mcp?.servers?.length ?? 0) > 0 || init.mcp?.register === true
       ? [mcpBridgeFace({ servers: init.mcp?.servers ?? [], register: init.mcp?.register === true })]
       : []),

@@ -40,6 +40,7 @@ export {
   type SyncQueueComponents,
 } from './sync-queue.js';
 export {
+  A2A_BRIDGE_EXTENSION,
   FALLBACK_POLICY_EXTENSION,
   MCP_BRIDGE_EXTENSION,
   PENDING_SCHEMES,
@@ -53,6 +54,7 @@ export {
   pendingTransportError,
   policyNameOf,
   targetOf,
+  targetUrl,
   type RouteTarget,
 } from './target.js';
 export { PARENT_SPAN_EXTENSION, asChildSpan, childSpan, newSpanId } from './trace.js';

@@ -16,7 +16,8 @@
  * placeholder card that forwards to it), `p2p://did:key:…[/agent]` (the mesh peer's agents
  * offering the verb, or a placeholder that forwards to it; `UNAVAILABLE` on a node whose
  * transports do not carry p2p), `mcp://<server>[/<tool>]` (the local agent bridging that MCP
- * server, docs/decisions/mcp.md MCP-35); any other scheme is `INVALID_PARAMS` (see
+ * server, docs/decisions/mcp.md MCP-35), `a2a+https://host[/path]` (the local agent bridging the
+ * A2A agent at that URL, docs/decisions/a2a.md A2A-20); any other scheme is `INVALID_PARAMS` (see
  * `routing/target.ts`).
  */
 import { BROADCAST, type Envelope } from '../../core/envelope.js';
@@ -33,6 +34,7 @@ import type { TargetRoutes } from './remote.js';
 import { identityFromPublicKey } from '../../security/identity.js';
 import { publicKeyFromDidKey } from '../../security/did-key.js';
 import {
+  A2A_BRIDGE_EXTENSION,
   MCP_BRIDGE_EXTENSION,
   REMOTE_MESH_PEER_EXTENSION,
   REMOTE_PEER_EXTENSION,
@@ -133,6 +135,30 @@ function resolveMcpTarget(
   return { kind: 'agent', verb, candidates: [{ card: entry.card, capability }] };
 }
 
+/**
+ * `a2a+https://host[/path]`: the local agent bridging the A2A agent at that URL (its card
+ * carries {@link A2A_BRIDGE_EXTENSION} with the URL); the request's verb must be one of its skills'.
+ */
+function resolveA2aTarget(
+  registry: Registry,
+  verb: string,
+  target: Extract<RouteTarget, { scheme: 'a2a' }>,
+): Resolution {
+  const card = registry.list().find((c) => {
+    const bridged = c.extensions?.[A2A_BRIDGE_EXTENSION];
+    return (
+      c.origin !== 'remote' && isJsonObject(bridged ?? null) && (bridged as JsonObject)['url'] === target.url
+    );
+  });
+  if (card === undefined) throw pendingTransportError(target);
+  const capability = findCapability(card, verb);
+  if (capability === undefined) {
+    const offered = card.capabilities.map((c) => c.verb).join(', ') || 'no verbs';
+    throw unknownVerb(verb, `: the A2A agent at ${target.url} (agent ${card.id}) offers ${offered}`);
+  }
+  return { kind: 'agent', verb, candidates: [{ card, capability }] };
+}
+
 /** The candidates of a `p2p://` target: the mesh peer's cards offering the verb, or a placeholder. */
 function resolveP2p(
   registry: Registry,
@@ -187,6 +213,7 @@ function resolveTarget(
     return { kind: 'agent', verb, candidates: [{ card: entry.card, capability }] };
   }
   if (target.scheme === 'mcp') return resolveMcpTarget(registry, envelope, target);
+  if (target.scheme === 'a2a') return resolveA2aTarget(registry, verb, target);
   if (target.scheme === 'p2p' && routes?.carries?.(target) === true) {
     return resolveP2p(registry, verb, target);
   }
@@ -230,8 +257,8 @@ function resolveTarget(
  * @throws PlexusError `NOT_FOUND` for an unknown agent id; `UNKNOWN_VERB` when no candidate
  *   offers the verb; `INVALID_PARAMS` when a capability selector names another verb than
  *   the envelope's, or for a bad target or fallback policy; `FORBIDDEN` for an http(s)
- *   target that is not a configured peer; `UNAVAILABLE` for an MCP server this node does not
- *   bridge, or a `p2p://` target when no transport carries it.
+ *   target that is not a configured peer; `UNAVAILABLE` for an MCP server or A2A agent this node
+ *   does not bridge, or a `p2p://` target when no transport carries it.
  */
 export function resolveTargets(registry: Registry, envelope: Envelope, routes?: TargetRoutes): Resolution {
   const { verb, to } = envelope;

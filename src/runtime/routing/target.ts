@@ -12,6 +12,9 @@
  * - `mcp://<server>[/<tool>]` — an MCP server this node bridges (`mcp.servers`; the agent
  *   with id `<server>`, whose card maps tool names to verbs in {@link MCP_BRIDGE_EXTENSION}),
  *   and one of its tools; an MCP server it does not bridge is `UNAVAILABLE`;
+ * - `a2a+https://host[:port][/path]` (and `a2a+http://…`) — the A2A agent at that URL this node
+ *   bridges (`a2a.agents` or `bridge.announceA2AAgent`; the local agent whose card names the URL
+ *   in {@link A2A_BRIDGE_EXTENSION}); an A2A agent it does not bridge is `UNAVAILABLE`;
  * - anything else (`town://…`) — `INVALID_PARAMS` naming the supported schemes.
  */
 import type { Envelope } from '../../core/envelope.js';
@@ -35,14 +38,24 @@ export const REMOTE_PEER_EXTENSION = '_x_plexus_peer';
  */
 export const MCP_BRIDGE_EXTENSION = '_x_plexus_mcp';
 
+/**
+ * The card extension of an agent bridging an A2A agent (docs/decisions/a2a.md A2A-20):
+ * `{ url: <its base URL, as {@link targetUrl} writes it>, skills: { <skill id>: <verb> } }`,
+ * read by `a2a+https://` targets.
+ */
+export const A2A_BRIDGE_EXTENSION = '_x_plexus_a2a';
+
 /** The extension key of a remote card naming the mesh peer (its PeerId) that announced it. */
 export const REMOTE_MESH_PEER_EXTENSION = '_x_plexus_mesh_peer';
 
 /** The target schemes a node routes today. */
-export const ROUTED_SCHEMES = ['local', 'http', 'https', 'mcp'] as const;
+export const ROUTED_SCHEMES = ['local', 'http', 'https', 'mcp', 'a2a+https', 'a2a+http'] as const;
 
-/** The target schemes a node recognises but cannot route yet (`mcp` only when the server is not bridged). */
-export const PENDING_SCHEMES = ['p2p', 'mcp'] as const;
+/**
+ * The target schemes a node recognises but cannot route yet (`mcp`, `a2a` only when the server
+ * or agent is not bridged).
+ */
+export const PENDING_SCHEMES = ['p2p', 'mcp', 'a2a'] as const;
 
 /** A parsed target. */
 export type RouteTarget =
@@ -69,11 +82,17 @@ export type RouteTarget =
       readonly server: string;
       /** The tool's name, when the target names one. */
       readonly tool?: string;
+    }
+  | {
+      readonly scheme: 'a2a';
+      readonly text: string;
+      /** The A2A agent's base URL (`https://host/path`, as {@link targetUrl} writes it). */
+      readonly url: string;
     };
 
 /** One line naming what the router supports, for error messages. */
 export const SUPPORTED_TARGETS =
-  'local://<agent>, http://host:port[/agent], https://host:port[/agent], p2p://did:key:…[/agent] (with the mesh on), mcp://<server>[/<tool>] for an MCP server this node bridges';
+  'local://<agent>, http://host:port[/agent], https://host:port[/agent], p2p://did:key:…[/agent] (with the mesh on), mcp://<server>[/<tool>] for an MCP server this node bridges, a2a+https://host[/path] for an A2A agent this node bridges';
 
 function invalid(text: string, why: string): PlexusError {
   return new PlexusError(
@@ -83,6 +102,28 @@ function invalid(text: string, why: string): PlexusError {
       details: { pointer: '/target', target: text },
     },
   );
+}
+
+/**
+ * An http(s) URL as targets name it: origin and path, without a trailing `/` (the host lower
+ * case, a default port dropped).
+ */
+export function targetUrl(url: URL): string {
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/** `text` parsed as an http(s) URL a target may name. @throws PlexusError `INVALID_PARAMS`. */
+function httpTargetUrl(text: string, url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw invalid(text, 'is not a valid URL');
+  }
+  if (parsed.search !== '' || parsed.hash !== '' || parsed.username !== '' || parsed.password !== '') {
+    throw invalid(text, 'must not carry a query, fragment or credentials');
+  }
+  return targetUrl(parsed);
 }
 
 /**
@@ -103,18 +144,11 @@ export function parseTarget(text: string): RouteTarget {
       return agent === '' ? { scheme, text } : { scheme, text, agent: decodeURIComponent(agent) };
     }
     case 'http':
-    case 'https': {
-      let parsed: URL;
-      try {
-        parsed = new URL(text);
-      } catch {
-        throw invalid(text, 'is not a valid URL');
-      }
-      if (parsed.search !== '' || parsed.hash !== '' || parsed.username !== '' || parsed.password !== '') {
-        throw invalid(text, 'must not carry a query, fragment or credentials');
-      }
-      return { scheme, text, url: `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}` };
-    }
+    case 'https':
+      return { scheme, text, url: httpTargetUrl(text, text) };
+    case 'a2a+http':
+    case 'a2a+https':
+      return { scheme: 'a2a', text, url: httpTargetUrl(text, text.slice('a2a+'.length)) };
     case 'p2p': {
       const cut = rest.indexOf('/');
       const peer = cut < 0 ? rest : rest.slice(0, cut);
@@ -182,10 +216,12 @@ export function pendingTransportError(target: RouteTarget): PlexusError {
       ? 'needs the libp2p transport, which this node does not have yet (turn the mesh on: mesh.enabled in plexus.yaml, or plexus start --mesh)'
       : target.scheme === 'mcp'
         ? `names an MCP server (${JSON.stringify(target.server)}) this node does not bridge; add it under mcp.servers in plexus.yaml or with bridge.registerMCPServer`
-        : `has no transport on this node`;
+        : target.scheme === 'a2a'
+          ? `names an A2A agent (${target.url}) this node does not bridge; add it under a2a.agents in plexus.yaml or with bridge.announceA2AAgent`
+          : `has no transport on this node`;
   return new PlexusError(
     'UNAVAILABLE',
-    target.scheme === 'mcp'
+    target.scheme === 'mcp' || target.scheme === 'a2a'
       ? `target ${JSON.stringify(target.text)} ${what}`
       : `target ${JSON.stringify(target.text)} ${what}; route with ${ROUTED_SCHEMES.map((s) => `${s}://`).join(', ')} instead`,
     { retryable: false, details: { pointer: '/target', target: target.text, scheme: target.scheme } },

@@ -56,7 +56,8 @@ export interface RouteTransport {
 export function transportFor(transports: readonly RouteTransport[], target: RouteTarget): RouteTransport {
   const found = transports.find((t) => t.supports(target));
   if (found !== undefined) return found;
-  if (target.scheme === 'p2p' || target.scheme === 'mcp') throw pendingTransportError(target);
+  if (target.scheme === 'p2p' || target.scheme === 'mcp' || target.scheme === 'a2a')
+    throw pendingTransportError(target);
   const names = transports.map((t) => t.name).join(', ') || 'none';
   return unreachable(target, names);
 }

@@ -8,9 +8,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
-  AgentCard as SdkAgentCardCodec,
   Role,
   TaskState,
+  type AgentCard as SdkAgentCard,
   type Artifact,
   type Part,
   type StreamResponse,
@@ -26,20 +26,17 @@ import {
 import { PlexusError } from '../../core/errors.js';
 import { isJsonObject, type JsonValue } from '../../core/json.js';
 import { MAX_VERB_SEGMENT_LENGTH } from '../../core/verb-name.js';
-import { defineAgent, type AgentDefinition, type HandlerContext } from '../../runtime/index.js';
-import { checkCardSignatures } from '../a2a/card-signature.js';
+import {
+  A2A_BRIDGE_EXTENSION,
+  defineAgent,
+  targetUrl,
+  type AgentDefinition,
+  type HandlerContext,
+} from '../../runtime/index.js';
+import { entryHeaders, type A2aAgentEntry } from './a2a-agent-entry.js';
+import { fetchA2aCard } from './a2a-card-fetch.js';
 
-/** One `a2a.agents` entry of `plexus.yaml`. */
-export interface A2aAgentEntry {
-  /** The Plexus agent id, and the middle segment of its verbs. */
-  readonly name: string;
-  /** The A2A agent's base URL (its card at `/.well-known/agent-card.json`). */
-  readonly url: string;
-  /** Sent as `Authorization` on every request to it. */
-  readonly authorization?: string;
-  /** `allow` accepts a card whose signature does not verify. @default refuse */
-  readonly unsigned?: 'allow';
-}
+export type { A2aAgentEntry } from './a2a-agent-entry.js';
 
 /** How long a cancelled call waits for the remote task's CANCELED status before it stops listening, ms. */
 const CANCEL_GRACE_MS = 10_000;
@@ -209,40 +206,46 @@ async function callSkill(
   return finish(task, artifacts, entry.name);
 }
 
+/** How a bridged agent's calls learn that the agent is gone (its card vanished). */
+export interface BridgeOptions {
+  /** `undefined` while the agent answers, else the error every call of its verbs fails with. */
+  readonly gone?: () => PlexusError | undefined;
+  /** An agent a caller chose (A2A-19): its client follows no redirect. */
+  readonly noRedirects?: boolean;
+}
+
 /**
  * The bridge agent of `entry`: fetches its card and builds the agent definition.
  * @throws PlexusError `UNAVAILABLE` when the card cannot be fetched or read; `FORBIDDEN` when its
  *   signature does not verify and the entry does not say `unsigned: allow`.
  */
 export async function a2aBridgeAgent(entry: A2aAgentEntry, signal?: AbortSignal): Promise<AgentDefinition> {
+  const answer = await fetchA2aCard(entry, signal === undefined ? {} : { signal });
+  if (!answer.changed)
+    throw new PlexusError('UNAVAILABLE', `the card of A2A agent ${entry.name} was not sent`);
+  return defineA2aBridgeAgent(entry, answer.fetched.card);
+}
+
+/**
+ * The agent definition of `entry` with its agent's `card`: a verb per skill, each call one
+ * message through the stock SDK client. Its card carries {@link A2A_BRIDGE_EXTENSION} (the
+ * agent's URL and each skill's verb) for `a2a+https://` targets.
+ */
+export async function defineA2aBridgeAgent(
+  entry: A2aAgentEntry,
+  card: SdkAgentCard,
+  options: BridgeOptions = {},
+): Promise<AgentDefinition> {
   const base = entry.url.replace(/\/+$/, '');
-  const headers: Record<string, string> =
-    entry.authorization === undefined ? {} : { authorization: entry.authorization };
-  let json: Record<string, unknown>;
-  try {
-    const res = await fetch(`${base}/.well-known/agent-card.json`, {
-      headers,
-      ...(signal === undefined ? {} : { signal }),
-    });
-    if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    json = (await res.json()) as Record<string, unknown>;
-  } catch (error) {
-    throw new PlexusError(
-      'UNAVAILABLE',
-      `the card of A2A agent ${entry.name} (${base}) could not be fetched: ${String(error)}`,
-    );
-  }
-  if (checkCardSignatures(json) === 'invalid' && entry.unsigned !== 'allow') {
-    throw new PlexusError(
-      'FORBIDDEN',
-      `the card of A2A agent ${entry.name} (${base}) has a signature that does not verify; set unsigned: allow to accept it anyway`,
-    );
-  }
-  const card = SdkAgentCardCodec.fromJSON(json);
+  const headers = entryHeaders(entry);
   const fetchImpl: typeof fetch = (input, init) => {
     const merged = new Headers(init?.headers);
     for (const [k, v] of Object.entries(headers)) merged.set(k, v);
-    return fetch(input, { ...init, headers: merged });
+    return fetch(input, {
+      ...init,
+      headers: merged,
+      ...(options.noRedirects === true ? { redirect: 'error' as const } : {}),
+    });
   };
   const factory = new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
@@ -259,6 +262,11 @@ export async function a2aBridgeAgent(entry: A2aAgentEntry, signal?: AbortSignal)
     used.add(segment);
     return { skill, verb: `a2a.${verbSegment(entry.name)}.${segment}` };
   });
+  const call = (skill: string, input: JsonValue, ctx: HandlerContext): Promise<JsonValue> => {
+    const gone = options.gone?.();
+    if (gone !== undefined) return Promise.reject(gone);
+    return callSkill(client, streaming, entry, skill, input, ctx);
+  };
   return defineAgent({
     card: {
       id: entry.name,
@@ -272,13 +280,20 @@ export async function a2aBridgeAgent(entry: A2aAgentEntry, signal?: AbortSignal)
         input: true,
         output: true,
       })),
+      extensions: {
+        [A2A_BRIDGE_EXTENSION]: {
+          url: targetUrl(new URL(base)),
+          skills: Object.fromEntries(
+            skills.map(({ skill, verb }) => [skill.id === '' ? skill.name : skill.id, verb]),
+          ),
+        },
+      },
     },
     create: () =>
       Object.fromEntries(
         skills.map(({ skill, verb }) => [
           verb,
-          (input: JsonValue, ctx: HandlerContext) =>
-            callSkill(client, streaming, entry, skill.id, input, ctx),
+          (input: JsonValue, ctx: HandlerContext) => call(skill.id, input, ctx),
         ]),
       ),
   });

@@ -14,7 +14,8 @@ import type { Face, FaceFactory } from '../face.js';
 import { silentLogger } from '../face-components.js';
 import { mcpBridgeAgent, type InstanceOwner } from './mcp-agent.js';
 import { createMcpLink, type McpLink, type McpListing } from './mcp-link.js';
-import { loadRegistrations, recordRegistration } from './mcp-registrations.js';
+import { loadRegistrations, recordRegistration } from '../bridge/bridge-registrations.js';
+import { MCP_REGISTRATIONS } from './mcp-registrations.js';
 import { describeEntry, type McpServerEntry } from './mcp-server-entry.js';
 import { registerAgent } from './register-agent.js';
 
@@ -150,7 +151,7 @@ export function mcpBridgeFace(init: McpBridgeInit): FaceFactory {
       async start() {
         const entries = [...init.servers];
         if (init.register === true) {
-          const saved = await loadRegistrations(log, (seq, error) => {
+          const saved = await loadRegistrations(log, MCP_REGISTRATIONS, (seq, error) => {
             logger.warn(
               { seq, error: String(error) },
               'mcp bridge: a stored registration no longer parses; skipped',
@@ -167,7 +168,7 @@ export function mcpBridgeFace(init: McpBridgeInit): FaceFactory {
                 );
               }
               const verbs = await bridge(entry);
-              await recordRegistration(log, entry, by, { signal });
+              await recordRegistration(log, MCP_REGISTRATIONS, entry, by, { signal });
               logger.info(
                 { agent: entry.name, by, server: describeEntry(entry) },
                 'mcp bridge: server registered',

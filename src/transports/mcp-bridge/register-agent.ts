@@ -7,15 +7,12 @@
  * the verb also declares the scope, so with capability checks on a UCAN must grant
  * `bridge/admin`.
  */
-import { PlexusError } from '../../core/errors.js';
-import type { JsonObject, JsonValue } from '../../core/json.js';
-import {
-  defineAgent,
-  type AgentDefinition,
-  type HandlerContext,
-  type Principal,
-} from '../../runtime/index.js';
+import type { JsonObject } from '../../core/json.js';
+import type { AgentDefinition } from '../../runtime/index.js';
+import { bridgeAdminAgent } from '../bridge/bridge-admin.js';
 import { parseMcpServerEntry, type McpServerEntry } from './mcp-server-entry.js';
+
+export { BRIDGE_ADMIN_SCOPE, isBridgeAdmin } from '../bridge/bridge-admin.js';
 
 /** The id of the agent. */
 export const REGISTER_AGENT_ID = 'mcp-bridge';
@@ -23,15 +20,6 @@ export const REGISTER_AGENT_ID = 'mcp-bridge';
 export const REGISTER_VERB = 'bridge.register_mcp_server';
 /** The Hyperspace (seed 003) method name. */
 export const REGISTER_ALIAS = 'bridge.registerMCPServer';
-/** The scope a credential needs (MCP-37). */
-export const BRIDGE_ADMIN_SCOPE = 'bridge:admin';
-
-/** True when `principal` may register MCP servers (MCP-37). */
-export function isBridgeAdmin(principal: Principal | undefined): boolean {
-  if (principal === undefined) return false;
-  if (principal.kind === 'local') return true;
-  return (principal.scopes ?? []).some((s) => s === BRIDGE_ADMIN_SCOPE || s === '*' || s === 'bridge:*');
-}
 
 const ENTRY_SCHEMA: JsonObject = {
   type: 'object',
@@ -61,52 +49,21 @@ const RESULT_SCHEMA: JsonObject = {
 export function registerAgent(
   register: (entry: McpServerEntry, by: string, signal: AbortSignal) => Promise<readonly string[]>,
 ): AgentDefinition {
-  return defineAgent({
-    card: {
-      id: REGISTER_AGENT_ID,
-      name: 'MCP bridge',
-      version: '1.0.0',
-      tier: 'L3',
-      description:
-        'Adds an MCP server to this node at run time (its tools become verbs); privileged callers only',
-      capabilities: [
-        {
-          verb: REGISTER_VERB,
-          description:
-            'bridges an MCP server (stdio command or Streamable HTTP url) as an agent of this node',
-          input: ENTRY_SCHEMA,
-          output: RESULT_SCHEMA,
-        },
-      ],
+  return bridgeAdminAgent({
+    agentId: REGISTER_AGENT_ID,
+    agentName: 'MCP bridge',
+    agentDescription:
+      'Adds an MCP server to this node at run time (its tools become verbs); privileged callers only',
+    verb: REGISTER_VERB,
+    alias: REGISTER_ALIAS,
+    description: 'bridges an MCP server (stdio command or Streamable HTTP url) as an agent of this node',
+    input: ENTRY_SCHEMA,
+    output: RESULT_SCHEMA,
+    privileged: 'launches processes on this node',
+    async handle(input, by, signal) {
+      const entry = parseMcpServerEntry(input);
+      const verbs = await register(entry, by, signal);
+      return { name: entry.name, verbs: [...verbs] };
     },
-    verbs: [
-      {
-        name: REGISTER_VERB,
-        version: 1,
-        status: 'stable',
-        input: ENTRY_SCHEMA,
-        output: RESULT_SCHEMA,
-        effects: {},
-        capabilities: [BRIDGE_ADMIN_SCOPE],
-        category: 'mutation',
-        deterministic: false,
-      },
-    ],
-    aliases: { [REGISTER_ALIAS]: REGISTER_VERB },
-    restart: { maxRestarts: 100 },
-    create: () => ({
-      [REGISTER_VERB]: async (input: JsonValue, ctx: HandlerContext) => {
-        if (!isBridgeAdmin(ctx.principal)) {
-          throw new PlexusError(
-            'FORBIDDEN',
-            `${REGISTER_ALIAS} launches processes on this node: only a privileged caller may use it (a credential with the scope ${BRIDGE_ADMIN_SCOPE}, or an in-process caller)`,
-            { details: { scope: BRIDGE_ADMIN_SCOPE } },
-          );
-        }
-        const entry = parseMcpServerEntry(input);
-        const verbs = await register(entry, ctx.principal?.id ?? 'unknown', ctx.signal);
-        return { name: entry.name, verbs: [...verbs] };
-      },
-    }),
   });
 }

@@ -3,8 +3,12 @@
  * server written here (`DefaultRequestHandler` with an `InMemoryTaskStore` behind the SDK's
  * `JsonRpcTransportHandler` on node:http): skills appear as verbs, calls and streams round-trip,
  * cancelling the job cancels the remote task, a card with a bad signature is refused. And
- * Plexus to Plexus: one node bridges another's signed A2A face.
+ * Plexus to Plexus: one node bridges another's signed A2A face. At run time (A2A-19…21):
+ * `bridge.announceA2AAgent` over the WebSocket JSON-RPC face (privileged, SSRF-checked,
+ * persisted across a restart), `a2a+http://` targets, and the card fetched again on max-age
+ * expiry with `If-None-Match` (changed skills followed, a vanished agent's verbs unavailable).
  */
+import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -20,8 +24,12 @@ import {
   type AgentExecutor,
 } from '@a2a-js/sdk/server';
 import { afterEach, describe, expect, it } from 'vitest';
+import { generateApiKey } from '../../../src/security/index.js';
+import { TARGET_EXTENSION } from '../../../src/runtime/index.js';
+import { wsJsonRpcClient } from '../../../src/transports/ws-jsonrpc/client.js';
 import type { Envelope } from '../../../src/core/envelope.js';
 import { PlexusError } from '../../../src/core/errors.js';
+import type { JsonObject } from '../../../src/core/json.js';
 import { createNode, type Node } from '../../../src/node/node.js';
 import { defaultFaces } from '../../../src/node/faces.js';
 import { a2aBridgeAgent } from '../../../src/transports/a2a-bridge/a2a-agent.js';
@@ -117,12 +125,34 @@ const executor: AgentExecutor = {
   },
 };
 
-function cardOf(port: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
+/** What the SDK server's card says and how it is served; tests change it. */
+interface CardState {
+  skills: string[];
+  cacheControl?: string;
+  /** The card answers 404 (the agent is gone). */
+  gone?: boolean;
+  /** The interface URL the card names, instead of the server's own. */
+  interfaceUrl?: string;
+  /** Card requests seen, and those answered 304. */
+  fetches: number;
+  notModified: number;
+}
+
+function cardOf(
+  port: number,
+  extra: Record<string, unknown> = {},
+  state?: CardState,
+): Record<string, unknown> {
   const card: AgentCard = {
     name: 'SDK agent',
     description: 'a stock A2A SDK server',
     supportedInterfaces: [
-      { url: `http://127.0.0.1:${port}/rpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
+      {
+        url: state?.interfaceUrl ?? `http://127.0.0.1:${port}/rpc`,
+        protocolBinding: 'JSONRPC',
+        tenant: '',
+        protocolVersion: '1.0',
+      },
     ],
     provider: undefined,
     version: '2.0.0',
@@ -131,7 +161,7 @@ function cardOf(port: number, extra: Record<string, unknown> = {}): Record<strin
     securityRequirements: [],
     defaultInputModes: ['text'],
     defaultOutputModes: ['text'],
-    skills: ['echo', 'wait'].map((id) => ({
+    skills: (state?.skills ?? ['echo', 'wait']).map((id) => ({
       id,
       name: id,
       description: `the ${id} skill`,
@@ -147,7 +177,10 @@ function cardOf(port: number, extra: Record<string, unknown> = {}): Record<strin
 }
 
 /** The SDK server on loopback; `extra` is merged into its card (a forged signature, say). */
-async function sdkServer(extra: Record<string, unknown> = {}): Promise<{ url: string; server: Server }> {
+async function sdkServer(
+  extra: Record<string, unknown> = {},
+  state?: CardState,
+): Promise<{ url: string; server: Server }> {
   let port = 0;
   const handler = () =>
     new DefaultRequestHandler(AgentCardCodec.fromJSON(cardOf(port)), new InMemoryTaskStore(), executor);
@@ -158,7 +191,24 @@ async function sdkServer(extra: Record<string, unknown> = {}): Promise<{ url: st
     req.on('end', () => {
       void (async () => {
         if (req.method === 'GET' && req.url === '/.well-known/agent-card.json') {
-          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(cardOf(port, extra)));
+          if (state !== undefined) state.fetches++;
+          if (state?.gone === true) {
+            res.writeHead(404).end();
+            return;
+          }
+          const body = JSON.stringify(cardOf(port, extra, state));
+          const etag = `"${createHash('sha256').update(body).digest('hex')}"`;
+          const headers = {
+            'content-type': 'application/json',
+            etag,
+            ...(state?.cacheControl === undefined ? {} : { 'cache-control': state.cacheControl }),
+          };
+          if (state !== undefined && req.headers['if-none-match'] === etag) {
+            state.notModified++;
+            res.writeHead(304, headers).end();
+            return;
+          }
+          res.writeHead(200, headers).end(body);
           return;
         }
         rpc ??= new JsonRpcTransportHandler(handler());
@@ -183,8 +233,16 @@ async function sdkServer(extra: Record<string, unknown> = {}): Promise<{ url: st
   return { url: `http://127.0.0.1:${port}`, server };
 }
 
-function request(verb: string, data: Envelope['data']): Envelope {
-  return { id: randomUUID(), kind: 'request', from: 'test', to: `capability:${verb}`, verb, data };
+function request(verb: string, data: Envelope['data'], target?: string): Envelope {
+  return {
+    id: randomUUID(),
+    kind: 'request',
+    from: 'test',
+    to: `capability:${verb}`,
+    verb,
+    data,
+    ...(target === undefined ? {} : { extensions: { [TARGET_EXTENSION]: target } }),
+  };
 }
 
 describe('A2A agents as Plexus agents', () => {
@@ -296,5 +354,173 @@ describe('A2A agents as Plexus agents', () => {
     );
     expect(envelope.kind, JSON.stringify(envelope.data)).toBe('response');
     expect(envelope.data).toMatchObject({ value: 98 });
+  });
+
+  it('bridge.announceA2AAgent: privileged only, SSRF-checked, routed by a2a+http://, kept across a restart', async () => {
+    const sdk = await sdkServer();
+    servers.push(sdk.server);
+    const admin = generateApiKey();
+    const user = generateApiKey();
+    const dataDir = await mkdtemp(join(tmpdir(), 'plexus-a2a-announce-'));
+    dirs.push(dataDir);
+    const init = {
+      primitives: false,
+      dataDir,
+      store: 'sqlite' as const,
+      host: '127.0.0.1',
+      port: 0,
+      dev: true,
+      apiKeys: [
+        { hash: admin.hash, subject: 'ops', scopes: ['bridge:admin'] },
+        { hash: user.hash, subject: 'someone' },
+      ],
+      a2a: { announce: { enabled: true, allowHosts: ['agents.example.com'] } },
+    };
+    const first = createNode(init);
+    nodes.push(first);
+    await first.start();
+    const rpc = `${first.url.replace(/^http/, 'ws')}/rpc`;
+    const asUser = await wsJsonRpcClient({ url: rpc, token: user.key });
+    await expect(asUser.call('bridge.announceA2AAgent', { url: sdk.url })).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+      message: expect.stringMatching(/bridge:admin/) as unknown,
+    });
+    await asUser.close();
+    const asAdmin = await wsJsonRpcClient({ url: rpc, token: admin.key });
+    const refused = async (params: JsonObject, code: string, message: RegExp) => {
+      await expect(asAdmin.call('bridge.announceA2AAgent', params)).rejects.toMatchObject({
+        code,
+        message: expect.stringMatching(message) as unknown,
+      });
+    };
+    await refused({ url: 'not a url' }, 'INVALID_PARAMS', /not a URL/);
+    await refused({ url: 'file:///etc/passwd' }, 'INVALID_PARAMS', /http or https/);
+    await refused({ url: 'http://169.254.169.254/latest' }, 'FORBIDDEN', /a2a\.announce\.allowHosts/);
+    await refused({ url: 'http://agents.example.com' }, 'FORBIDDEN', /must be https/);
+    await refused({ url: `http://user:pw@127.0.0.1:1` }, 'INVALID_PARAMS', /credentials/);
+    await refused({ url: sdk.url, shell: true }, 'INVALID_PARAMS', /shell is not a field/);
+    await refused({ agentCard: { name: 'x' } }, 'INVALID_PARAMS', /instead of agentCard/);
+    await refused({ url: sdk.url, name: 'a2a-bridge' }, 'CONFLICT', /no A2A bridge/);
+    // a card at an allowed URL whose interface sends the calls elsewhere
+    const redirecting = await sdkServer(
+      {},
+      {
+        skills: ['echo'],
+        interfaceUrl: 'http://10.0.0.1/rpc',
+        fetches: 0,
+        notModified: 0,
+      },
+    );
+    servers.push(redirecting.server);
+    await refused(
+      { url: redirecting.url, name: 'sneaky' },
+      'FORBIDDEN',
+      /interface url.*10\.0\.0\.1.*not allowed/,
+    );
+    const dead = createServer();
+    await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', resolve));
+    const deadPort = (dead.address() as { port: number }).port;
+    await new Promise((r) => dead.close(r));
+    await refused({ url: `http://127.0.0.1:${deadPort}` }, 'UNAVAILABLE', /could not be fetched/);
+
+    const answer = await asAdmin.call('bridge.announceA2AAgent', { url: `${sdk.url}/` });
+    expect(answer).toEqual({
+      name: 'sdk_agent',
+      url: sdk.url,
+      verbs: ['a2a.sdk_agent.echo', 'a2a.sdk_agent.wait'],
+    });
+    await refused({ url: sdk.url, name: 'twin' }, 'CONFLICT', /already bridged as sdk_agent/);
+    expect(await asAdmin.call('a2a.sdk_agent.echo', { text: 'over the wire' })).toBe('over the wire');
+    await asAdmin.close();
+    for (const name of ['sneaky', 'twin']) expect(first.runtime.agents.registry.find(name)).toBeUndefined();
+
+    // a2a+http:// targets: the bridged agent at that URL; another URL is not bridged
+    const viaTarget = await first.runtime.invoke(
+      request('a2a.sdk_agent.echo', 'by target', `a2a+http://127.0.0.1:${new URL(sdk.url).port}/`),
+      { face: 'internal' },
+    );
+    expect(viaTarget.envelope.data).toBe('by target');
+    const elsewhere = await first.runtime.invoke(
+      request('a2a.sdk_agent.echo', 'x', 'a2a+https://agents.example.com/weather'),
+      { face: 'internal' },
+    );
+    expect(elsewhere.envelope.kind).toBe('error');
+    expect(elsewhere.envelope.data).toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringMatching(/does not bridge.*bridge\.announceA2AAgent/) as unknown,
+    });
+    const wrongVerb = await first.runtime.invoke(request('a2a.other.echo', 'x', `a2a+${sdk.url}`), {
+      face: 'internal',
+    });
+    expect(wrongVerb.envelope.data).toMatchObject({ code: 'UNKNOWN_VERB' });
+    const malformed = await first.runtime.invoke(request('a2a.sdk_agent.echo', 'x', 'a2a+https://h/?q=1'), {
+      face: 'internal',
+    });
+    expect(malformed.envelope.data).toMatchObject({ code: 'INVALID_PARAMS' });
+    await first.stop({ drainMs: 0 });
+    nodes.splice(nodes.indexOf(first), 1);
+
+    const second = createNode(init);
+    nodes.push(second);
+    await second.start();
+    await until(() => second.runtime.agents.registry.find('sdk_agent') !== undefined, {
+      what: 'the announced agent bridged again',
+    });
+    const again = await second.runtime.invoke(
+      request('a2a.sdk_agent.echo', 'after restart', `a2a+${sdk.url}`),
+      {
+        face: 'internal',
+      },
+    );
+    expect(again.envelope.data).toBe('after restart');
+    expect(second.runtime.agents.registry.find('sneaky')).toBeUndefined();
+  });
+
+  it('fetches the card again when its max-age runs out: revalidates, follows skills, marks a vanished agent', async () => {
+    const state: CardState = { skills: ['echo'], cacheControl: 'max-age=0', fetches: 0, notModified: 0 };
+    const sdk = await sdkServer({}, state);
+    servers.push(sdk.server);
+    const dataDir = await mkdtemp(join(tmpdir(), 'plexus-a2a-refetch-'));
+    dirs.push(dataDir);
+    const node = createNode({
+      primitives: false,
+      dataDir,
+      store: 'memory',
+      host: '127.0.0.1',
+      port: 0,
+      dev: true,
+      faces: [a2aBridgeFace({ agents: [{ name: 'live', url: sdk.url }], minRefreshMs: 20, retryMs: 20 })],
+    });
+    nodes.push(node);
+    await node.start();
+    await until(() => node.runtime.agents.registry.find('live') !== undefined, { what: 'agent live hosted' });
+    await until(() => state.notModified > 0, { what: 'a revalidation answered 304' });
+    const verbs = () => node.runtime.agents.registry.get('live').capabilities.map((c) => c.verb);
+    expect(verbs()).toEqual(['a2a.live.echo']);
+
+    state.skills = ['echo', 'shout'];
+    await until(() => verbs().includes('a2a.live.shout'), { what: 'the new skill followed' });
+    state.skills = ['shout'];
+    await until(() => !verbs().includes('a2a.live.echo'), { what: 'the removed skill dropped' });
+
+    state.gone = true;
+    const seen = state.fetches;
+    await until(() => state.fetches > seen + 1, { what: 'the card fetched while gone' });
+    const down = await node.runtime.invoke(request('a2a.live.shout', 'hi'), { face: 'internal' });
+    expect(down.envelope.kind).toBe('error');
+    expect(down.envelope.data).toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringMatching(
+        /A2A agent live .* is unavailable .*could not be fetched again.*HTTP 404/,
+      ) as unknown,
+    });
+
+    state.gone = false;
+    await until(
+      async () =>
+        (await node.runtime.invoke(request('a2a.live.shout', 'back'), { face: 'internal' })).envelope.data ===
+        'back',
+      { what: 'the agent answering again once its card is back' },
+    );
   });
 });
