@@ -53,7 +53,7 @@ export interface StartNodeProcessInit {
   readonly flags?: readonly string[];
   /** @default 0 (a free port) */
   readonly port?: number;
-  /** @default 20000 */
+  /** @default 45000 */
   readonly timeoutMs?: number;
   /** The working directory of the process. @default this process's */
   readonly cwd?: string;
@@ -92,7 +92,7 @@ export async function startNodeProcess(init: StartNodeProcessInit = {}): Promise
       done(code ?? signal ?? 'unknown');
     });
   });
-  const timeoutMs = init.timeoutMs ?? 20_000;
+  const timeoutMs = init.timeoutMs ?? 45_000;
   const match = await new Promise<RegExpExecArray>((done, fail) => {
     const timer = setTimeout(() => {
       fail(new Error(`node did not print its URL within ${timeoutMs} ms\nstdout: ${out}\nstderr: ${err}`));

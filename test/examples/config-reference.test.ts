@@ -27,6 +27,7 @@ const FREE_FORM = new Set([
   'routing.groups',
   'mcp.servers[0].env',
   'mcp.servers[0].headers',
+  'a2a.agents[0].headers',
 ]);
 
 type Path = readonly (string | number)[];
