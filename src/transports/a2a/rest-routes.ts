@@ -11,11 +11,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   AgentCard as SdkAgentCardCodec,
   ListTasksRequest as ListTasksRequestCodec,
+  ListTaskPushNotificationConfigsResponse as ListTaskPushNotificationConfigsResponseCodec,
   ListTasksResponse as ListTasksResponseCodec,
   SendMessageRequest as SendMessageRequestCodec,
   SendMessageResponse as SendMessageResponseCodec,
   StreamResponse as StreamResponseCodec,
   Task as TaskCodec,
+  TaskPushNotificationConfig as TaskPushNotificationConfigCodec,
   type StreamResponse,
 } from '@a2a-js/sdk';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
@@ -166,13 +168,50 @@ function taskOperation(method: 'GET' | 'POST', ref: string): Operation | undefin
   return undefined;
 }
 
-const noPush: Operation = (handler, context) =>
-  handler
-    .listTaskPushNotificationConfigs({ tenant: '', taskId: '', pageSize: 0, pageToken: '' }, context)
-    .then(() => ({
+/**
+ * `…/tasks/{id}/pushNotificationConfigs[/{config}]` (A2A §11, the paths the SDK's own REST
+ * server serves): create (POST, 201), list (GET), get (GET), delete (DELETE, 204).
+ */
+function pushOperation(
+  method: 'GET' | 'POST' | 'DELETE',
+  taskId: string,
+  configId: string | undefined,
+): Operation | undefined {
+  if (configId === undefined && method === 'POST') {
+    return async (handler, context, _request, body) => {
+      const params = TaskPushNotificationConfigCodec.fromJSON({ ...body(), tenant: '', taskId });
+      const config = await handler.createTaskPushNotificationConfig(params, context);
+      return { status: 201, body: TaskPushNotificationConfigCodec.toJSON(config) };
+    };
+  }
+  if (configId === undefined && method === 'GET') {
+    return async (handler, context, request) => {
+      const query = queryOf(request);
+      const pageSize = whole(query['pageSize'], 'pageSize') ?? 0;
+      const pageToken = typeof query['pageToken'] === 'string' ? query['pageToken'] : '';
+      const answer = await handler.listTaskPushNotificationConfigs(
+        { tenant: '', taskId, pageSize, pageToken },
+        context,
+      );
+      return { status: 200, body: ListTaskPushNotificationConfigsResponseCodec.toJSON(answer) };
+    };
+  }
+  if (configId !== undefined && method === 'GET') {
+    return async (handler, context) => ({
       status: 200,
-      body: {},
-    }));
+      body: TaskPushNotificationConfigCodec.toJSON(
+        await handler.getTaskPushNotificationConfig({ tenant: '', taskId, id: configId }, context),
+      ),
+    });
+  }
+  if (configId !== undefined && method === 'DELETE') {
+    return async (handler, context) => {
+      await handler.deleteTaskPushNotificationConfig({ tenant: '', taskId, id: configId }, context);
+      return { status: 204, body: undefined };
+    };
+  }
+  return undefined;
+}
 
 const extendedCard: Operation = async (handler, context) => ({
   status: 200,
@@ -223,6 +262,7 @@ export function registerA2aRestRoutes(app: FastifyInstance, init: A2aRestRoutesI
       return sendError(reply, error);
     }
     if (isStream(answer)) return sendSse(reply, answer, REST_SSE, abort, init.track);
+    if (answer.status === 204) return reply.code(204).send();
     return reply.code(answer.status).type(A2A_REST_CONTENT_TYPE).send(JSON.stringify(answer.body));
   };
 
@@ -268,10 +308,16 @@ export function registerA2aRestRoutes(app: FastifyInstance, init: A2aRestRoutesI
       );
     }
     route('GET', '/extendedAgentCard', () => extendedCard);
-    for (const method of ['GET', 'POST'] as const)
-      route(method, '/tasks/:ref/pushNotificationConfigs', () => noPush);
+    for (const method of ['GET', 'POST'] as const) {
+      route(method, '/tasks/:ref/pushNotificationConfigs', (request) =>
+        pushOperation(method, (request.params as { ref: string }).ref, undefined),
+      );
+    }
     for (const method of ['GET', 'DELETE'] as const) {
-      route(method, '/tasks/:ref/pushNotificationConfigs/:config', () => noPush);
+      route(method, '/tasks/:ref/pushNotificationConfigs/:config', (request) => {
+        const { ref, config } = request.params as { ref: string; config: string };
+        return pushOperation(method, ref, config);
+      });
     }
   }
 }

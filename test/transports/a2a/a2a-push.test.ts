@@ -13,6 +13,7 @@ import {
   ClientFactory,
   ClientFactoryOptions,
   JsonRpcTransportFactory,
+  RestTransportFactory,
   type Client,
 } from '@a2a-js/sdk/client';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -160,7 +161,11 @@ describe('A2A push notifications', () => {
     return node;
   }
 
-  async function connect(node: Node, key = keyA.key): Promise<Client> {
+  async function connect(
+    node: Node,
+    key = keyA.key,
+    binding: 'JSONRPC' | 'HTTP+JSON' = 'JSONRPC',
+  ): Promise<Client> {
     const fetchImpl: typeof fetch = (input, init) => {
       const headers = new Headers(init?.headers);
       headers.set('authorization', `Bearer ${key}`);
@@ -169,62 +174,65 @@ describe('A2A push notifications', () => {
     const factory = new ClientFactory(
       ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
         // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- the SDK does not export the options class
-        transports: [new JsonRpcTransportFactory({ fetchImpl })],
-        preferredTransports: ['JSONRPC'],
+        transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
+        preferredTransports: [binding],
       }),
     );
     return factory.createFromUrl(node.url);
   }
 
-  it('delivers the task updates in order with the token and authentication, retrying refusals', async () => {
-    const node = await serve();
-    const hook = await receiver(2);
-    servers.push(hook.server);
-    const client = await connect(node);
-    const started = waitStarted();
-    const task = (await client.sendMessage(send({ verb: 'slow.wait' }))) as Task;
-    const config = await client.createTaskPushNotificationConfig({
-      tenant: '',
-      id: '',
-      taskId: task.id,
-      url: hook.url,
-      token: 'tok-1',
-      authentication: { scheme: 'Bearer', credentials: 'hook-secret' },
-    });
-    expect(config.id).not.toBe('');
-    const release = await started;
-    release();
-    for (let i = 0; i < 20; i++) {
-      const last = hook.got.at(-1)?.body.statusUpdate?.status?.state;
-      if (last === 'TASK_STATE_COMPLETED') break;
-      await hook.next();
-    }
-    const states = hook.got.map((r) => r.body.statusUpdate?.status?.state ?? 'artifact');
-    expect(states.at(-1)).toBe('TASK_STATE_COMPLETED');
-    expect(states.at(-2)).toBe('artifact');
-    for (const r of hook.got) {
-      expect(r.headers['x-a2a-notification-token']).toBe('tok-1');
-      expect(r.headers.authorization).toBe('Bearer hook-secret');
-    }
-    const listed = await client.listTaskPushNotificationConfig({
-      tenant: '',
-      taskId: task.id,
-      pageSize: 0,
-      pageToken: '',
-    });
-    expect(listed.configs.map((c) => c.id)).toEqual([config.id]);
-    const got = await client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: config.id });
-    expect(got.url).toBe(hook.url);
-    await client.deleteTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: config.id });
-    const after = await client.listTaskPushNotificationConfig({
-      tenant: '',
-      taskId: task.id,
-      pageSize: 0,
-      pageToken: '',
-    });
-    expect(after.configs).toEqual([]);
-    expect(task.status?.state).not.toBe(TaskState.TASK_STATE_UNSPECIFIED);
-  });
+  it.each(['JSONRPC', 'HTTP+JSON'] as const)(
+    'delivers the task updates in order with the token and authentication, retrying refusals (%s)',
+    async (binding) => {
+      const node = await serve();
+      const hook = await receiver(2);
+      servers.push(hook.server);
+      const client = await connect(node, keyA.key, binding);
+      const started = waitStarted();
+      const task = (await client.sendMessage(send({ verb: 'slow.wait' }))) as Task;
+      const config = await client.createTaskPushNotificationConfig({
+        tenant: '',
+        id: '',
+        taskId: task.id,
+        url: hook.url,
+        token: 'tok-1',
+        authentication: { scheme: 'Bearer', credentials: 'hook-secret' },
+      });
+      expect(config.id).not.toBe('');
+      const release = await started;
+      release();
+      for (let i = 0; i < 20; i++) {
+        const last = hook.got.at(-1)?.body.statusUpdate?.status?.state;
+        if (last === 'TASK_STATE_COMPLETED') break;
+        await hook.next();
+      }
+      const states = hook.got.map((r) => r.body.statusUpdate?.status?.state ?? 'artifact');
+      expect(states.at(-1)).toBe('TASK_STATE_COMPLETED');
+      expect(states.at(-2)).toBe('artifact');
+      for (const r of hook.got) {
+        expect(r.headers['x-a2a-notification-token']).toBe('tok-1');
+        expect(r.headers.authorization).toBe('Bearer hook-secret');
+      }
+      const listed = await client.listTaskPushNotificationConfig({
+        tenant: '',
+        taskId: task.id,
+        pageSize: 0,
+        pageToken: '',
+      });
+      expect(listed.configs.map((c) => c.id)).toEqual([config.id]);
+      const got = await client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: config.id });
+      expect(got.url).toBe(hook.url);
+      await client.deleteTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: config.id });
+      const after = await client.listTaskPushNotificationConfig({
+        tenant: '',
+        taskId: task.id,
+        pageSize: 0,
+        pageToken: '',
+      });
+      expect(after.configs).toEqual([]);
+      expect(task.status?.state).not.toBe(TaskState.TASK_STATE_UNSPECIFIED);
+    },
+  );
 
   it('refuses unsafe URLs and other tenants, and keeps configs across a restart', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'plexus-a2a-push-restart-'));
