@@ -377,7 +377,9 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
         connected.map(async (remote): Promise<MeshPeerStatus> => {
           let latencyMs: number | null = null;
           try {
-            latencyMs = await p.services.ping.ping(remote, { signal: AbortSignal.timeout(2000) });
+            // on the heartbeat's protocol (MESH-24), which has room for overlapping pings: on
+            // /ipfs/ping/1.0.0 (one stream per connection) it could refuse kad-dht's contact check
+            latencyMs = await p.services.monitorPing.ping(remote, { signal: AbortSignal.timeout(2000) });
           } catch {
             latencyMs = null;
           }
