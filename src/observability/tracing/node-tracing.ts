@@ -30,6 +30,9 @@ export const DEFAULT_OTLP_ENDPOINT = 'http://localhost:4318';
 /** The service name spans carry when none is configured. */
 export const DEFAULT_SERVICE_NAME = 'plexus';
 
+/** The instrumentation scope of every span a node makes. */
+const SCOPE = { name: 'plexus' } as const;
+
 /** Options of {@link nodeTracing}. */
 export interface NodeTracingInit {
   /** Where finished spans go. */
@@ -93,18 +96,19 @@ export function nodeTracing(init: NodeTracingInit): NodeTracing {
   const ids = presetIds();
   const processor =
     init.batch === false ? new SimpleSpanProcessor(init.exporter) : new BatchSpanProcessor(init.exporter);
+  const resource = resourceFromAttributes({
+    [ATTR_SERVICE_NAME]: init.serviceName ?? DEFAULT_SERVICE_NAME,
+    ...(init.instanceId === undefined ? {} : { 'service.instance.id': init.instanceId }),
+  });
   const provider = new BasicTracerProvider({
-    resource: resourceFromAttributes({
-      [ATTR_SERVICE_NAME]: init.serviceName ?? DEFAULT_SERVICE_NAME,
-      ...(init.instanceId === undefined ? {} : { 'service.instance.id': init.instanceId }),
-    }),
+    resource,
     sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) }),
     idGenerator: ids,
     spanProcessors: [processor],
   });
-  const tracer = provider.getTracer('plexus');
+  const tracer = provider.getTracer(SCOPE.name);
   return {
-    observer: tracingObserver(tracer, ids),
+    observer: tracingObserver(tracer, ids, { processor, resource, scope: SCOPE }),
     tracer,
     flush: () => provider.forceFlush(),
     shutdown: () => provider.shutdown(),

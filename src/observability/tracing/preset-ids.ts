@@ -5,8 +5,8 @@
  * span exactly that id so the trace the log records and the one exported agree (OBS-8).
  * `Tracer.startSpan` asks for the ids synchronously, so setting them just before is safe.
  */
-import { randomFillSync } from 'node:crypto';
 import type { IdGenerator } from '@opentelemetry/sdk-trace-base';
+import { randomHexId } from '../../core/random-hex.js';
 
 /** An id generator whose next ids can be preset. */
 export interface PresetIds extends IdGenerator {
@@ -14,16 +14,6 @@ export interface PresetIds extends IdGenerator {
   preset(traceId: string, spanId: string): void;
   /** Forgets a preset that was not taken. */
   clear(): void;
-}
-
-const ZERO_TRACE = '0'.repeat(32);
-const ZERO_SPAN = '0'.repeat(16);
-
-function randomHex(bytes: number, zero: string): string {
-  const buffer = Buffer.alloc(bytes);
-  let hex = zero;
-  while (hex === zero) hex = randomFillSync(buffer).toString('hex'); // all zeros is invalid (W3C)
-  return hex;
 }
 
 /** Creates the generator (one per tracer provider). */
@@ -40,12 +30,12 @@ export function presetIds(): PresetIds {
       spanId = undefined;
     },
     generateTraceId() {
-      const id = traceId ?? randomHex(16, ZERO_TRACE);
+      const id = traceId ?? randomHexId(16);
       traceId = undefined;
       return id;
     },
     generateSpanId() {
-      const id = spanId ?? randomHex(8, ZERO_SPAN);
+      const id = spanId ?? randomHexId(8);
       spanId = undefined;
       return id;
     },

@@ -19,6 +19,7 @@ import {
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import type { PlexusError } from '../../core/errors.js';
 import { INVOCATION_SPAN } from '../span-names.js';
+import { startLightSpan, type LightSpanSink } from './light-span.js';
 import type { PresetIds } from './preset-ids.js';
 import { ATTR_TENANT_ID, ATTR_VERB } from './span-attributes.js';
 
@@ -113,10 +114,48 @@ function attributesOf(name: string, attributes: Flat | undefined): Attributes {
   return out;
 }
 
-/** Creates the observer over `tracer`, whose provider uses `ids` as its id generator. */
-export function tracingObserver(tracer: Tracer, ids: PresetIds): TracingObserver {
+/**
+ * Creates the observer over `tracer`, whose provider uses `ids` as its id generator. With
+ * `steps`, an internal span under a known parent (a pipeline step) skips the tracer and goes
+ * to the provider's processor as a light span (OBS-55); server, client, producer and consumer
+ * spans, roots and spans with a preset id always come from the tracer.
+ */
+export function tracingObserver(tracer: Tracer, ids: PresetIds, steps?: LightSpanSink): TracingObserver {
+  // The steps of one invocation all name the invocation span as their parent: parsing the
+  // same `traceparent` into the same context once instead of per span.
+  let lastParent: string | undefined;
+  let lastContext: Context = ROOT_CONTEXT;
+  const parentContext = (parent: string | undefined): Context => {
+    if (parent === undefined) return ROOT_CONTEXT;
+    if (parent !== lastParent) {
+      lastContext = contextOf(parent);
+      lastParent = parent;
+    }
+    return lastContext;
+  };
   return {
     span(name, attributes, options = {}) {
+      if (steps !== undefined && options.self === undefined && (options.kind ?? 'internal') === 'internal') {
+        const parent =
+          options.parent === undefined ? undefined : trace.getSpanContext(parentContext(options.parent));
+        if (parent !== undefined) {
+          const step = startLightSpan(steps, name, attributesOf(name, attributes), parent, options.startedAt);
+          return {
+            traceparent: step.traceparent,
+            set: (more) => {
+              step.set(attributesOf(name, more));
+            },
+            end: (error) => {
+              step.end(
+                error === undefined
+                  ? undefined
+                  : { code: SpanStatusCode.ERROR, message: `${error.code}: ${error.message}` },
+                error === undefined ? undefined : { [ATTR_ERROR_TYPE]: error.code },
+              );
+            },
+          };
+        }
+      }
       const self = traceparentIds(options.self);
       if (self !== undefined) ids.preset(self.traceId, self.spanId);
       let span: Span;
@@ -128,7 +167,7 @@ export function tracingObserver(tracer: Tracer, ids: PresetIds): TracingObserver
             attributes: attributesOf(name, attributes),
             ...(options.startedAt === undefined ? {} : { startTime: options.startedAt }),
           },
-          contextOf(options.parent),
+          parentContext(options.parent),
         );
       } finally {
         if (self !== undefined) ids.clear();

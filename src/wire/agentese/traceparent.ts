@@ -2,8 +2,8 @@
  * W3C Trace Context `traceparent` values (version `00`): `00-<32 hex trace id>-<16 hex
  * parent id>-<2 hex flags>`, lower-case, ids not all zeros.
  */
-import { randomBytes } from 'node:crypto';
 import { PlexusError } from '../../core/errors.js';
+import { randomHexId } from '../../core/random-hex.js';
 
 /** The parts of a `traceparent`. */
 export interface TraceparentParts {
@@ -23,22 +23,14 @@ const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 /** The flags written when a wire format carries no sampling decision: sampled. */
 export const DEFAULT_TRACE_FLAGS = '01';
 
-/** `bytes` random bytes as lower-case hex, never all zeros (W3C forbids all-zero ids). */
-function randomId(bytes: number): string {
-  for (;;) {
-    const hex = randomBytes(bytes).toString('hex');
-    if (!/^0+$/.test(hex)) return hex;
-  }
-}
-
 /** A new W3C trace id: 16 random bytes as 32 hex characters, never all zeros. */
 export function newTraceId(): string {
-  return randomId(16);
+  return randomHexId(16);
 }
 
 /** A new W3C span id: 8 random bytes as 16 hex characters, never all zeros. */
 export function newSpanId(): string {
-  return randomId(8);
+  return randomHexId(8);
 }
 
 /** True when `id` is a valid W3C trace id. */
