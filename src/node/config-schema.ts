@@ -13,9 +13,9 @@
 import { z } from 'zod';
 import { toMicros } from '../primitives/money.js';
 import { didYouMean } from '../wire/agentese/manifest/problems.js';
-import { SUPERVISION_STRATEGIES, type SupervisorSpec } from '../runtime/index.js';
-import { DEMO_AGENT_IDS } from './demo-agents.js';
-import { HYPERSPACE_PRIMITIVES } from './primitive-host.js';
+import { SUPERVISION_STRATEGIES, type SupervisorSpec } from '../runtime/supervision/supervision-spec.js';
+import { DEMO_AGENT_IDS } from './demo-agent-ids.js';
+import { HYPERSPACE_PRIMITIVES } from './primitive-names.js';
 import { LOG_FORMATS, LOG_LEVELS } from '../observability/logging/log-options.js';
 
 /**

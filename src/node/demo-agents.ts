@@ -264,8 +264,7 @@ export function slowAgent(): AgentDefinition {
   );
 }
 
-/** The ids of the demo agents. */
-export const DEMO_AGENT_IDS = ['echo', 'text', 'math', 'demo', 'conformance', 'tck'] as const;
+export { DEMO_AGENT_IDS } from './demo-agent-ids.js';
 
 /** Every demo agent, in a fixed order; or those whose id is in `only`. */
 export function demoAgents(only?: readonly string[]): AgentDefinition[] {

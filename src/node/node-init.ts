@@ -12,7 +12,7 @@ import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { memoryStore, sqliteStore, type StoreFactory } from '../store/index.js';
 import type { FaceFactory } from '../transports/face.js';
 import type { PaymentRoutesInit } from '../transports/http/payment-route.js';
-import { checkPrimitiveNames } from './primitive-host.js';
+import { checkPrimitiveNames } from './primitive-names.js';
 import type { AuthConfig, LimitsConfig, NodeConfig, NodeStoreKind } from './config-schema.js';
 
 /** The default port (D15). */

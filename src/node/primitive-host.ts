@@ -4,7 +4,6 @@
  * stopped after it, registered as ordinary agents, their JSON-RPC method names mapped onto
  * verbs for the WebSocket face, and their projections checked by `plexus replay --verify`.
  */
-import { PlexusError } from '../core/errors.js';
 import type { Projection } from '../store/projection.js';
 import type { EventLog, SignalOptions } from '../store/event-log.js';
 import type { Runtime } from '../runtime/index.js';
@@ -19,21 +18,17 @@ import { LEARNING_PROJECTIONS, learningPrimitive } from '../primitives/learning/
 import { IMPROVING_PROJECTIONS, improvingPrimitive } from '../primitives/improving/index.js';
 import { MICROPAYMENTS_PROJECTIONS, micropaymentsPrimitive } from '../primitives/micropayments/index.js';
 import { late } from './late.js';
+import {
+  HYPERSPACE_PRIMITIVES,
+  checkPrimitiveNames,
+  type HyperspacePrimitiveName,
+} from './primitive-names.js';
 
-/** The primitive names, in the seed's order. */
-export const HYPERSPACE_PRIMITIVES = [
-  'state',
-  'guard',
-  'tool',
-  'memory',
-  'recursive',
-  'learning',
-  'improving',
-  'micropayments',
-] as const;
-
-/** One of {@link HYPERSPACE_PRIMITIVES}. */
-export type HyperspacePrimitiveName = (typeof HYPERSPACE_PRIMITIVES)[number];
+export {
+  HYPERSPACE_PRIMITIVES,
+  checkPrimitiveNames,
+  type HyperspacePrimitiveName,
+} from './primitive-names.js';
 
 /** Every projection of every primitive, for `plexus replay --verify`. */
 export const HYPERSPACE_PROJECTIONS: readonly Projection<unknown>[] = [
@@ -73,23 +68,6 @@ export interface HyperspaceHost {
    * @throws PlexusError `INTERNAL` when called twice.
    */
   attach(runtime: Runtime): void;
-}
-
-/**
- * Checks a list of primitive names.
- * @throws PlexusError `INVALID_PARAMS` naming an unknown primitive.
- */
-export function checkPrimitiveNames(names: readonly string[]): readonly HyperspacePrimitiveName[] {
-  for (const name of names) {
-    if (!(HYPERSPACE_PRIMITIVES as readonly string[]).includes(name)) {
-      throw new PlexusError(
-        'INVALID_PARAMS',
-        `unknown primitive ${JSON.stringify(name)}; the primitives are ${HYPERSPACE_PRIMITIVES.join(', ')}`,
-        { details: { field: 'primitives' } },
-      );
-    }
-  }
-  return names as readonly HyperspacePrimitiveName[];
 }
 
 /**

@@ -12,7 +12,7 @@ import { isJsonObject, type JsonObject } from '../../core/json.js';
 import { isDateTime } from '../../core/records/datetime.js';
 import { JOB_STATE_TO_ESRP, type Job } from '../../core/records/job.js';
 import { PlexusError } from '../../core/errors.js';
-import { DEFAULT_DATA_DIR, jobsOfDataDir } from '../../node/index.js';
+import { DEFAULT_DATA_DIR } from '../../node/node-init.js';
 import {
   MAX_JOB_LIST_LIMIT,
   STATE_LIST_ACCEPTED,
@@ -195,6 +195,7 @@ export function registerJobs(program: Command, io: CliIo): void {
         count = await listRemote(io, target, query, limit, opts.json);
       } else {
         const checked = checkJobListQuery(query);
+        const { jobsOfDataDir } = await import('../../node/data-dir-replay.js');
         let list = (await jobsOfDataDir(resolve(io.cwd, opts.data))).filter((j) => jobMatches(checked, j));
         if (limit !== undefined) list = list.slice(-limit);
         for (const job of list) io.stdout(opts.json ? `${JSON.stringify(job)}\n` : jobLine(job));

@@ -11,14 +11,11 @@
  */
 import { resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Command } from 'commander';
 import { PlexusError } from '../../core/errors.js';
 import { cliLogger } from '../cli-logger.js';
 import type { CliIo } from '../io.js';
-import { startAgentNode, type AgentNode } from '../mcp-agent-node.js';
-import { createMcpForwarder } from '../mcp-forwarder.js';
-import { connectMcpUpstream } from '../mcp-upstream.js';
+import type { AgentNode } from '../mcp-agent-node.js';
 import { nodeTarget } from '../node-client.js';
 import { shutdownOnSignals } from '../signals.js';
 import { guardStdout } from '../stdout-guard.js';
@@ -75,8 +72,18 @@ export async function runMcp(
   const say = (text: string): void => {
     io.stderr(`plexus mcp: ${text}\n`);
   };
+  // The MCP SDK, and the node when agents are hosted here, load only when this command runs:
+  // every other command starts without them.
+  const [{ StdioServerTransport }, { createMcpForwarder }, { connectMcpUpstream }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/stdio.js'),
+    import('../mcp-forwarder.js'),
+    import('../mcp-upstream.js'),
+  ]);
   let hosted: AgentNode | undefined;
-  if (agents.length > 0) hosted = await startAgentNode(agents, cliLogger(io, opts.verbose === true));
+  if (agents.length > 0) {
+    const { startAgentNode } = await import('../mcp-agent-node.js');
+    hosted = await startAgentNode(agents, cliLogger(io, opts.verbose === true));
+  }
   try {
     const target = hosted?.target ?? nodeTarget(opts);
     const upstream = await connectMcpUpstream(target, CLIENT_INFO);

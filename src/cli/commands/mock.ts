@@ -17,7 +17,6 @@ import type { Command } from 'commander';
 import { PlexusError } from '../../core/errors.js';
 import type { EraStatus } from '../../core/records/verb-spec.js';
 import { schemaValidator } from '../../core/schema-validator.js';
-import { createNode } from '../../node/index.js';
 import { mockAgents, mockExampleInput, type MockVerb } from '../../node/mock/index.js';
 import { eraStatusAt } from '../../runtime/index.js';
 import { countProblems, formatManifestProblem } from '../../wire/agentese/manifest/index.js';
@@ -87,6 +86,7 @@ export async function runMock(io: CliIo, opts: MockOptions, shutdown: Promise<st
   const validator = schemaValidator();
   const mock = mockAgents(load.manifest, { validator });
   const dataDir = await mkdtemp(join(tmpdir(), 'plexus-mock-'));
+  const { createNode } = await import('../../node/index.js'); // loaded only to serve
   const node = createNode({
     dataDir,
     store: 'memory',

@@ -6,7 +6,7 @@
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { DEFAULT_DATA_DIR, replayDataDir } from '../../node/index.js';
+import { DEFAULT_DATA_DIR } from '../../node/node-init.js';
 import type { CliIo } from '../io.js';
 import { EXIT_USER_ERROR, type CommandOutcome } from '../main.js';
 
@@ -20,6 +20,7 @@ export function registerReplay(program: Command, io: CliIo, outcome: CommandOutc
     .option('--json', 'print the report as JSON', false)
     .action(async (opts: { data: string; verify: boolean; json: boolean }) => {
       const dataDir = resolve(io.cwd, opts.data);
+      const { replayDataDir } = await import('../../node/data-dir-replay.js');
       const report = await replayDataDir(dataDir, { verify: opts.verify });
       if (opts.json) {
         io.stdout(`${JSON.stringify(report)}\n`);

@@ -20,17 +20,10 @@ import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { PlexusError } from '../../core/errors.js';
-import {
-  DEFAULT_CONFIG_FILE,
-  DEMO_VERBS,
-  HYPERSPACE_PRIMITIVES,
-  createNode,
-  loadNodeConfig,
-  nodeInitFromConfig,
-  type Node,
-  type NodeConfig,
-  type NodeInit,
-} from '../../node/index.js';
+import type { Node, NodeConfig, NodeInit } from '../../node/index.js';
+import { DEFAULT_CONFIG_FILE, loadNodeConfig } from '../../node/config.js';
+import { nodeInitFromConfig } from '../../node/node-init.js';
+import { HYPERSPACE_PRIMITIVES } from '../../node/primitive-names.js';
 import { hostedAgentDefinitions, loadAgentModules, type LoadedAgent } from '../agent-modules.js';
 import { nodeLogger } from '../../node/node-logger.js';
 import {
@@ -184,6 +177,8 @@ export async function runStart(
     loaded.map((a) => a.spec),
     () => node,
   );
+  // the node and its agents load only when a node starts: `plexus --help` stays quick (CLI-lazy)
+  const { createNode, DEMO_VERBS } = await import('../../node/index.js');
   const node: Node = createNode({
     ...init,
     agents: [...(init.agents ?? []), ...hosted],

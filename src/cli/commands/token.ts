@@ -6,7 +6,8 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { issueTokenForCli } from '../../security/auth/index.js';
-import { DEFAULT_DATA_DIR, nodeKeyPath } from '../../node/index.js';
+import { DEFAULT_DATA_DIR } from '../../node/node-init.js';
+import { nodeKeyPath } from '../../node/node-key.js';
 import type { CliIo } from '../io.js';
 
 interface TokenIssueOptions {

@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { PlexusError } from '../../core/errors.js';
 import type { Event } from '../../core/records/event.js';
-import { DEFAULT_DATA_DIR, withDataDirLog } from '../../node/index.js';
+import { DEFAULT_DATA_DIR } from '../../node/node-init.js';
 import { parseTraceparent } from '../../wire/index.js';
 import { readTraceEvents } from '../../store/trace-events.js';
 import type { CliIo } from '../io.js';
@@ -59,6 +59,7 @@ export function registerTrace(program: Command, io: CliIo): void {
     .action(async (id: string, opts: TraceOptions) => {
       const traceId = traceIdArgument(id);
       const dataDir = resolve(io.cwd, opts.data);
+      const { withDataDirLog } = await import('../../node/data-dir-replay.js');
       const view = await withDataDirLog(dataDir, async (log) => {
         const { jobEvents, otherEvents } = await readTraceEvents(log, traceId, { maxJobs: MAX_TRACE_JOBS });
         const mine = (e: Event): boolean => opts.tenant === undefined || e.tenant === opts.tenant;

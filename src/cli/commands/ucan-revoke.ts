@@ -15,7 +15,8 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { PlexusError } from '../../core/errors.js';
 import type { JsonObject } from '../../core/json.js';
-import { DEFAULT_DATA_DIR, nodeKeyPath, withDataDirLog } from '../../node/index.js';
+import { DEFAULT_DATA_DIR } from '../../node/node-init.js';
+import { nodeKeyPath } from '../../node/node-key.js';
 import { createRevocations } from '../../runtime/pipeline/revocations.js';
 import { identityFromPublicKey, readKeyFile } from '../../security/index.js';
 import {
@@ -87,6 +88,7 @@ async function revokeOffline(
 ): Promise<void> {
   const store = proofStore();
   for (const token of tokens) store.add(token);
+  const { withDataDirLog } = await import('../../node/data-dir-replay.js');
   await withDataDirLog(dataDir, async (log) => {
     const revocations = createRevocations({ log, resolver: store });
     await revocations.start();

@@ -14,7 +14,8 @@ import { PlexusError } from '../../core/errors.js';
 import { isJsonObject, type JsonObject } from '../../core/json.js';
 import { normalizeEffects } from '../../core/records/effects.js';
 import type { VerbSpec } from '../../core/records/verb-spec.js';
-import { DEFAULT_DATA_DIR, nodeKeyPath } from '../../node/index.js';
+import { DEFAULT_DATA_DIR } from '../../node/node-init.js';
+import { nodeKeyPath } from '../../node/node-key.js';
 import { identityFromPublicKey, readKeyFile, type Ed25519KeyPair } from '../../security/index.js';
 import {
   assertCovers,
