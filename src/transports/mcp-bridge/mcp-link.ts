@@ -20,6 +20,8 @@ export interface McpListing {
   readonly resources: readonly Resource[];
   readonly templates: readonly ResourceTemplate[];
   readonly prompts: readonly Prompt[];
+  /** The server offers `completion/complete` (its `completions` capability, MCP-53). */
+  readonly completions: boolean;
 }
 
 /** How long connecting (the initialize handshake) may take, ms. */
@@ -206,7 +208,7 @@ export function createMcpLink(entry: McpServerEntry, hooks: McpLinkHooks): McpLi
               return { items: r.prompts, nextCursor: r.nextCursor };
             }),
       ]);
-      return { tools, resources, templates, prompts };
+      return { tools, resources, templates, prompts, completions: caps.completions !== undefined };
     },
     onProgress(token, listener) {
       progress.set(token, listener);

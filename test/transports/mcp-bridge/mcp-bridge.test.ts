@@ -18,7 +18,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { CompleteResultSchema, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Envelope } from '../../../src/core/envelope.js';
@@ -323,6 +323,64 @@ describe('MCP servers as Plexus agents', () => {
     expect(echo).toBeDefined();
     const result = await client.callTool({ name: echo?.name ?? '', arguments: { text: 'round trip' } });
     expect(JSON.stringify(result.content)).toContain('round trip');
+  });
+
+  it("forwards completion/complete for the bridged server's prompts and resource templates", async () => {
+    const node = await bridgeNode(
+      {
+        dataDir: await dataDir(),
+        faces: [...defaultFaces({ dev: true }), mcpBridgeFace({ servers: [stdio()] })],
+      },
+      ['fix'],
+    );
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    clients.push(client);
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${node.url}/mcp`)));
+    expect(client.getServerCapabilities()?.completions).toBeDefined();
+    const values = async (
+      ref: Parameters<Client['complete']>[0]['ref'],
+      name: string,
+      value: string,
+      context?: Record<string, string>,
+    ) =>
+      (
+        await client.complete({
+          ref,
+          argument: { name, value },
+          ...(context === undefined ? {} : { context: { arguments: context } }),
+        })
+      ).completion.values;
+    const travel = { type: 'ref/prompt' as const, name: 'travel' };
+    expect(await values(travel, 'country', 'f')).toEqual(['france']);
+    // the other arguments the client chose travel along (context.arguments)
+    expect(await values(travel, 'city', 'l', { country: 'france' })).toEqual(['lyon', 'lille']);
+    expect(await values(travel, 'city', 'l')).toEqual(['lyon', 'lille', 'lima']);
+    const weather = { type: 'ref/resource' as const, uri: 'weather://{country}/{city}' };
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toContain(weather.uri);
+    expect(await values(weather, 'country', 'p')).toEqual(['peru']);
+    expect(await values(weather, 'city', 'c', { country: 'peru' })).toEqual(['cusco']);
+    const read = await client.readResource({ uri: 'weather://peru/lima' });
+    expect(read.contents[0]).toMatchObject({ text: 'sunny in lima, peru' });
+    // an argument the server offers no completions for: none
+    expect(await values({ type: 'ref/prompt', name: 'greet' }, 'name', 'A')).toEqual([]);
+    // bad input: the protocol's own errors, and the node keeps serving
+    await expect(values({ type: 'ref/prompt', name: 'no_such_prompt' }, 'x', '')).rejects.toMatchObject({
+      code: -32602,
+    });
+    await expect(values({ type: 'ref/resource', uri: 'nowhere://{x}' }, 'x', '')).rejects.toMatchObject({
+      code: -32602,
+    });
+    await expect(values(travel, 'city', '', { country: 'atlantis' })).rejects.toThrow(
+      /atlantis has no cities/,
+    );
+    await expect(
+      client.request(
+        { method: 'completion/complete', params: { ref: { type: 'ref/prompt' }, argument: { value: 1 } } },
+        CompleteResultSchema,
+      ),
+    ).rejects.toMatchObject({ code: -32602 });
+    expect(await values(travel, 'country', '')).toEqual(['france', 'peru']);
   });
 
   it('bridge.registerMCPServer: privileged only, bad entries refused, persisted across a restart', async () => {
