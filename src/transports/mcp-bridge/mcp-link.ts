@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Progress, Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { PlexusError } from '../../core/errors.js';
-import { describeEntry, type McpServerEntry } from './mcp-server-entry.js';
+import { describeEntry, resolveReferences, type McpServerEntry } from './mcp-server-entry.js';
 import { perRequestSignalFetch } from './per-request-fetch.js';
 
 /** What the server offers. */
@@ -141,7 +141,8 @@ export function createMcpLink(entry: McpServerEntry, hooks: McpLinkHooks): McpLi
         hooks.died(new Error(`the MCP server ${entry.name} (${where}) closed its connection`));
       };
       try {
-        const transport = transportOf(entry);
+        // MCP-54: `${NAME}` in env and headers values is read from the node's environment now
+        const transport = transportOf(resolveReferences(entry));
         await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
         interceptProgress(transport, progress);
       } catch (error) {
