@@ -4,6 +4,7 @@
  * server carrying every face (D15) — and runs its lifecycle: `start()` listens, `stop()`
  * drains in-flight jobs up to a bound and closes everything.
  */
+import { uniqueToolNamesCheck } from '../transports/mcp/tool-name-check.js';
 import { sign as cryptoSign } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -296,6 +297,8 @@ export function createNode(init: NodeInit = {}): Node {
         log,
         nodeId,
         agents,
+        // Req 5.5: two tools of one name are refused at registration (MCP-52)
+        registrationChecks: [uniqueToolNamesCheck],
         verifier,
         logger,
         observer,

@@ -53,6 +53,7 @@ export type {
   OfferingCaller,
   ResourceBody,
 } from './agents/agent-offerings.js';
+export type { RegistrationCandidate, RegistrationCheck } from './agents/registration-check.js';
 export type {
   FaceName,
   FaceNames,

@@ -18,6 +18,7 @@ import type { Authorizer } from './pipeline/authorize.js';
 import type { EraWarning } from './pipeline/era.js';
 import type { PostEffect, PreEffect } from './pipeline/effects.js';
 import type { AgentDefinition } from './agents/agent.js';
+import type { RegistrationCheck } from './agents/registration-check.js';
 import type { Registry } from './agents/registry.js';
 import type { RuntimeAgents } from './agents/runtime-agents.js';
 import type { RuntimeJobs } from './jobs/runtime-jobs.js';
@@ -64,6 +65,12 @@ export interface RuntimeInit extends RuntimeComponents {
   readonly nodeId?: string;
   /** Agents registered (and supervised) at `start()`, before recovery runs. @default [] */
   readonly agents?: readonly AgentDefinition[];
+  /**
+   * Checks every local agent must pass before it is registered, at `start()` and by
+   * `agents.add` (the node passes the MCP face's tool-name check, MCP-52); one that throws
+   * refuses the agent, nothing of it registered. @default []
+   */
+  readonly registrationChecks?: readonly RegistrationCheck[];
   /**
    * A supervision tree over some of `agents` (seed 002 §11.3; docs/supervision.md): the
    * workers are agent ids. A crash or hang of a named agent is handled by its supervisor's

@@ -258,6 +258,9 @@ export function createRuntime(init: RuntimeInit): Runtime {
   const offerings = new Map<string, AgentOfferings>();
 
   const registerAgent = async (definition: AgentDefinition, options: SignalOptions): Promise<AgentCard> => {
+    // refused before anything changes (MCP-52): a check throws naming both parties
+    for (const check of init.registrationChecks ?? [])
+      check({ card: definition.card, verbs: definition.verbs, registry });
     aliases.add(definition.card.id, definition.aliases ?? {}); // refuses a taken alias first
     const { resources = [], prompts = [] } = definition;
     if (resources.length > 0 || prompts.length > 0)

@@ -15,10 +15,14 @@ export interface OfferingCaller {
   readonly signal: AbortSignal;
 }
 
-/** Offers completions of one argument's partial value (at most 100 are sent). */
+/**
+ * Offers completions of one argument's partial value (at most 100 are sent); `context` holds
+ * the values the client already chose for the other arguments (MCP `context.arguments`).
+ */
 export type ArgumentCompleter = (
   value: string,
   caller: OfferingCaller,
+  context?: Readonly<Record<string, string>>,
 ) => readonly string[] | Promise<readonly string[]>;
 
 /** What a resource loader answers: text, bytes, or a JSON value (sent as JSON text). */

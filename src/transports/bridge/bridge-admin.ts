@@ -45,8 +45,12 @@ export interface BridgeAdminVerb {
   readonly handle: (input: JsonValue, by: string, signal: AbortSignal) => Promise<JsonValue>;
 }
 
-/** The agent serving `spec`'s verb. */
-export function bridgeAdminAgent(spec: BridgeAdminVerb): AgentDefinition {
+/**
+ * The agent serving `spec`'s verb, and the verbs of `more` beside it (the agent's id, name and
+ * description are `spec`'s).
+ */
+export function bridgeAdminAgent(spec: BridgeAdminVerb, ...more: BridgeAdminVerb[]): AgentDefinition {
+  const all = [spec, ...more];
   return defineAgent({
     card: {
       id: spec.agentId,
@@ -54,36 +58,41 @@ export function bridgeAdminAgent(spec: BridgeAdminVerb): AgentDefinition {
       version: '1.0.0',
       tier: 'L3',
       description: spec.agentDescription,
-      capabilities: [
-        { verb: spec.verb, description: spec.description, input: spec.input, output: spec.output },
-      ],
+      capabilities: all.map((v) => ({
+        verb: v.verb,
+        description: v.description,
+        input: v.input,
+        output: v.output,
+      })),
     },
-    verbs: [
-      {
-        name: spec.verb,
-        version: 1,
-        status: 'stable',
-        input: spec.input,
-        output: spec.output,
-        effects: {},
-        capabilities: [BRIDGE_ADMIN_SCOPE],
-        category: 'mutation',
-        deterministic: false,
-      },
-    ],
-    aliases: { [spec.alias]: spec.verb },
+    verbs: all.map((v) => ({
+      name: v.verb,
+      version: 1,
+      status: 'stable' as const,
+      input: v.input,
+      output: v.output,
+      effects: {},
+      capabilities: [BRIDGE_ADMIN_SCOPE],
+      category: 'mutation' as const,
+      deterministic: false,
+    })),
+    aliases: Object.fromEntries(all.map((v) => [v.alias, v.verb])),
     restart: { maxRestarts: 100 },
-    create: () => ({
-      [spec.verb]: (input: JsonValue, ctx: HandlerContext) => {
-        if (!isBridgeAdmin(ctx.principal)) {
-          throw new PlexusError(
-            'FORBIDDEN',
-            `${spec.alias} ${spec.privileged}: only a privileged caller may use it (a credential with the scope ${BRIDGE_ADMIN_SCOPE}, or an in-process caller)`,
-            { details: { scope: BRIDGE_ADMIN_SCOPE } },
-          );
-        }
-        return spec.handle(input, ctx.principal?.id ?? 'unknown', ctx.signal);
-      },
-    }),
+    create: () =>
+      Object.fromEntries(
+        all.map((v) => [
+          v.verb,
+          (input: JsonValue, ctx: HandlerContext) => {
+            if (!isBridgeAdmin(ctx.principal)) {
+              throw new PlexusError(
+                'FORBIDDEN',
+                `${v.alias} ${v.privileged}: only a privileged caller may use it (a credential with the scope ${BRIDGE_ADMIN_SCOPE}, or an in-process caller)`,
+                { details: { scope: BRIDGE_ADMIN_SCOPE } },
+              );
+            }
+            return v.handle(input, ctx.principal?.id ?? 'unknown', ctx.signal);
+          },
+        ]),
+      ),
   });
 }

@@ -3,8 +3,9 @@
  * `bridge.announceA2AAgent`; docs/decisions/mcp.md MCP-36, a2a.md A2A-19), kept in the event log
  * as one event type per bridge (node-wide, not tenant-scoped) and read back when the bridge
  * starts, so an entry added at run time is bridged again after a restart. A later entry of a
- * name replaces the earlier one.
+ * name replaces the earlier one; a removal event (a bridge that has one) drops the name.
  */
+import { PlexusError } from '../../core/errors.js';
 import type { JsonObject } from '../../core/json.js';
 import type { EventLog, SignalOptions } from '../../store/event-log.js';
 import type { EventMap } from '../../store/event-map.js';
@@ -25,7 +26,12 @@ export interface RegistrationKind<T extends { readonly name: string }> {
   readonly type: RegistrationEventType;
   /** Checks a stored entry (as given at run time, without {@link REGISTERED_BY}). */
   readonly parse: (value: JsonObject) => T;
+  /** The event type of a removal (`{name, removedBy}`), for bridges whose entries can be removed. */
+  readonly removed?: RegistrationEventType;
 }
+
+/** The field of a removal naming the principal that removed the entry (the audit trail). */
+export const REMOVED_BY = 'removedBy';
 
 /**
  * The entries in the log, the latest per name, in the order first added. An event whose entry
@@ -40,8 +46,14 @@ export async function loadRegistrations<T extends { readonly name: string }>(
   const byName = new Map<string, T>();
   let afterSeq = 0;
   for (;;) {
-    const events = await log.read({ type: [kind.type], afterSeq, limit: PAGE, ...options });
+    const types = kind.removed === undefined ? [kind.type] : [kind.type, kind.removed];
+    const events = await log.read({ type: types, afterSeq, limit: PAGE, ...options });
     for (const event of events) {
+      if (event.type === kind.removed) {
+        const name = (event.data as JsonObject)['name'];
+        if (typeof name === 'string') byName.delete(name);
+        continue;
+      }
       try {
         const given = Object.fromEntries(
           Object.entries(event.data as JsonObject).filter(([key]) => key !== REGISTERED_BY),
@@ -70,4 +82,19 @@ export async function recordRegistration<T extends { readonly name: string }>(
     { type: kind.type, data: { ...(entry as unknown as JsonObject), [REGISTERED_BY]: by } },
     options,
   );
+}
+
+/**
+ * Records that the entry `name` was removed (`by`: the principal, for the audit trail).
+ * @throws PlexusError `INTERNAL` when `kind` has no removal event.
+ */
+export async function recordRemoval(
+  log: EventLog,
+  kind: RegistrationKind<{ readonly name: string }>,
+  name: string,
+  by: string,
+  options: SignalOptions = {},
+): Promise<void> {
+  if (kind.removed === undefined) throw new PlexusError('INTERNAL', `${kind.type} entries cannot be removed`);
+  await log.append({ type: kind.removed, data: { name, [REMOVED_BY]: by } }, options);
 }

@@ -3,4 +3,11 @@ export { mcpBridgeFace, type McpBridgeInit } from './mcp-bridge-face.js';
 export { parseMcpServerEntry, type McpServerEntry } from './mcp-server-entry.js';
 export { perRequestSignalFetch, type FetchLike } from './per-request-fetch.js';
 export { toolVerbs, verbSegment } from './mcp-agent.js';
-export { REGISTER_ALIAS, REGISTER_VERB, BRIDGE_ADMIN_SCOPE, isBridgeAdmin } from './register-agent.js';
+export {
+  REGISTER_ALIAS,
+  REGISTER_VERB,
+  UNREGISTER_ALIAS,
+  UNREGISTER_VERB,
+  BRIDGE_ADMIN_SCOPE,
+  isBridgeAdmin,
+} from './register-agent.js';

@@ -19,6 +19,7 @@ import {
   type AgentDefinition,
   type AgentPrompt,
   type AgentResource,
+  type ArgumentCompleter,
   type HandlerContext,
 } from '../../runtime/index.js';
 import type { McpLink, McpListing } from './mcp-link.js';
@@ -171,6 +172,42 @@ async function callTool(
   }
 }
 
+/** The variable names of an RFC 6570 URI template (`{a}`, `{+a}`, `{?a,b*}`, `{a:3}`, …). */
+export function templateVariables(template: string): string[] {
+  const names: string[] = [];
+  for (const match of template.matchAll(/\{[+#./;?&]?([^}]*)\}/g))
+    for (const part of (match[1] ?? '').split(',')) {
+      const name = part.replace(/\*$|:\d+$/, '');
+      if (name !== '' && !names.includes(name)) names.push(name);
+    }
+  return names;
+}
+
+/**
+ * A completer asking the bridged server (MCP-53): `completion/complete` for `ref`'s argument,
+ * with the other arguments the client chose, on the caller's signal.
+ */
+function remoteCompleter(
+  link: McpLink,
+  ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string },
+  argument: string,
+): ArgumentCompleter {
+  return async (value, caller, context) => {
+    const client = await link.client();
+    const { completion } = await client.complete(
+      {
+        ref,
+        argument: { name: argument, value },
+        ...(context === undefined || Object.keys(context).length === 0
+          ? {}
+          : { context: { arguments: { ...context } } }),
+      },
+      { signal: caller.signal },
+    );
+    return completion.values;
+  };
+}
+
 function resourcesOf(link: McpLink, listing: McpListing): AgentResource[] {
   const load = async (uri: string, caller: { signal: AbortSignal }): Promise<string | Uint8Array> => {
     const client = await link.client();
@@ -195,6 +232,16 @@ function resourcesOf(link: McpLink, listing: McpListing): AgentResource[] {
       name: t.name,
       ...(t.mimeType === undefined ? {} : { mimeType: t.mimeType }),
       ...(t.description === undefined ? {} : { description: t.description }),
+      ...(listing.completions
+        ? {
+            complete: Object.fromEntries(
+              templateVariables(t.uriTemplate).map((v) => [
+                v,
+                remoteCompleter(link, { type: 'ref/resource', uri: t.uriTemplate }, v),
+              ]),
+            ),
+          }
+        : {}),
       load: (uri, _params, caller) => load(uri, caller),
     })),
   ];
@@ -208,6 +255,9 @@ function promptsOf(link: McpLink, listing: McpListing): AgentPrompt[] {
       name: a.name,
       ...(a.description === undefined ? {} : { description: a.description }),
       ...(a.required === undefined ? {} : { required: a.required }),
+      ...(listing.completions
+        ? { complete: remoteCompleter(link, { type: 'ref/prompt', name: p.name }, a.name) }
+        : {}),
     })),
     // The seam renders a prompt as text (MCP-32): the messages' text parts, one per paragraph.
     async render(args, caller) {

@@ -6,7 +6,10 @@
  * resources and prompts are served by this node's `/mcp`, and `mcp://<name>/<tool>` reaches it.
  * The server's `list_changed` notifications re-list it and replace the agent's card (a removed
  * tool disappears); a stdio server whose process exits is restarted by the agent's supervisor.
- * An entry that cannot be reached is logged and tried again every `retryMs`. It serves no routes.
+ * An entry that cannot be reached is logged and tried again every `retryMs`. A server registered
+ * at run time is removed by `bridge.unregisterMCPServer` (its link closed, its agent removed, the
+ * removal recorded); the `env` and `headers` values of registered entries are `${NAME}`
+ * references to the node's environment, so no secret is in the log (MCP-54). It serves no routes.
  */
 import { PlexusError } from '../../core/errors.js';
 import { MCP_BRIDGE_EXTENSION } from '../../runtime/index.js';
@@ -14,7 +17,7 @@ import type { Face, FaceFactory } from '../face.js';
 import { silentLogger } from '../face-components.js';
 import { mcpBridgeAgent, type InstanceOwner } from './mcp-agent.js';
 import { createMcpLink, type McpLink, type McpListing } from './mcp-link.js';
-import { loadRegistrations, recordRegistration } from '../bridge/bridge-registrations.js';
+import { loadRegistrations, recordRegistration, recordRemoval } from '../bridge/bridge-registrations.js';
 import { MCP_REGISTRATIONS } from './mcp-registrations.js';
 import { describeEntry, type McpServerEntry } from './mcp-server-entry.js';
 import { registerAgent } from './register-agent.js';
@@ -50,6 +53,8 @@ export function mcpBridgeFace(init: McpBridgeInit): FaceFactory {
     const timers = new Set<NodeJS.Timeout>();
     const bridged = new Map<string, Bridged>();
     const configured = new Set(init.servers.map((s) => s.name));
+    /** The servers registered at run time (and not removed), by name: the entry hosted. */
+    const registered = new Map<string, McpServerEntry>();
     const stopped = (): boolean => stopping.signal.aborted;
 
     const define = (b: Bridged, listing: McpListing) =>
@@ -122,8 +127,12 @@ export function mcpBridgeFace(init: McpBridgeInit): FaceFactory {
       return hosted;
     };
 
+    /** True while `entry` is still one to host (not removed nor replaced by a later registration). */
+    const wanted = (entry: McpServerEntry): boolean =>
+      configured.has(entry.name) || registered.get(entry.name) === entry;
+
     const host = async (entry: McpServerEntry): Promise<void> => {
-      if (stopped()) return;
+      if (stopped() || !wanted(entry)) return;
       try {
         const verbs = await bridge(entry);
         logger.info(
@@ -131,7 +140,7 @@ export function mcpBridgeFace(init: McpBridgeInit): FaceFactory {
           'mcp bridge: agent hosted',
         );
       } catch (error) {
-        if (stopped()) return;
+        if (stopped() || !wanted(entry)) return;
         logger.error(
           { agent: entry.name, server: describeEntry(entry), error: String(error) },
           'mcp bridge: agent not hosted; retrying',
@@ -143,6 +152,51 @@ export function mcpBridgeFace(init: McpBridgeInit): FaceFactory {
         timer.unref();
         timers.add(timer);
       }
+    };
+
+    const register = async (entry: McpServerEntry, by: string, signal: AbortSignal) => {
+      if (configured.has(entry.name)) {
+        throw new PlexusError(
+          'CONFLICT',
+          `MCP server ${entry.name} is configured in plexus.yaml (mcp.servers); register it under another name`,
+          { details: { pointer: '/name' } },
+        );
+      }
+      const verbs = await bridge(entry);
+      registered.set(entry.name, entry);
+      await recordRegistration(log, MCP_REGISTRATIONS, entry, by, { signal });
+      logger.info({ agent: entry.name, by, server: describeEntry(entry) }, 'mcp bridge: server registered');
+      return verbs;
+    };
+
+    const unregister = async (name: string, by: string, signal: AbortSignal) => {
+      if (configured.has(name)) {
+        throw new PlexusError(
+          'CONFLICT',
+          `MCP server ${name} is configured in plexus.yaml (mcp.servers), not registered at run time: remove it there`,
+          { details: { pointer: '/name' } },
+        );
+      }
+      if (!registered.has(name)) {
+        const known = [...registered.keys()];
+        throw new PlexusError(
+          'NOT_FOUND',
+          `no MCP server named ${JSON.stringify(name)} was registered at run time; registered: ${known.length === 0 ? 'none' : known.join(', ')}`,
+          { details: { pointer: '/name' } },
+        );
+      }
+      // recorded first: a removal that cannot be recorded changes nothing
+      await recordRemoval(log, MCP_REGISTRATIONS, name, by, { signal });
+      registered.delete(name);
+      const b = bridged.get(name);
+      bridged.delete(name);
+      await b?.link.close();
+      const card = runtime.agents.registry.find(name)?.card;
+      const verbs = card?.capabilities.map((c) => c.verb) ?? [];
+      if (card !== undefined && card.extensions?.[MCP_BRIDGE_EXTENSION] !== undefined)
+        await runtime.agents.remove(name);
+      logger.info({ agent: name, by }, 'mcp bridge: server unregistered');
+      return verbs;
     };
 
     return {
@@ -157,25 +211,11 @@ export function mcpBridgeFace(init: McpBridgeInit): FaceFactory {
               'mcp bridge: a stored registration no longer parses; skipped',
             );
           });
-          entries.push(...saved.filter((s) => !configured.has(s.name)));
-          await runtime.agents.add(
-            registerAgent(async (entry, by, signal) => {
-              if (configured.has(entry.name)) {
-                throw new PlexusError(
-                  'CONFLICT',
-                  `MCP server ${entry.name} is configured in plexus.yaml (mcp.servers); register it under another name`,
-                  { details: { pointer: '/name' } },
-                );
-              }
-              const verbs = await bridge(entry);
-              await recordRegistration(log, MCP_REGISTRATIONS, entry, by, { signal });
-              logger.info(
-                { agent: entry.name, by, server: describeEntry(entry) },
-                'mcp bridge: server registered',
-              );
-              return verbs;
-            }),
-          );
+          for (const entry of saved.filter((s) => !configured.has(s.name))) {
+            registered.set(entry.name, entry);
+            entries.push(entry);
+          }
+          await runtime.agents.add(registerAgent(register, unregister));
         }
         await Promise.all(entries.map(host));
       },

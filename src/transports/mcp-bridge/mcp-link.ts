@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Progress, Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { PlexusError } from '../../core/errors.js';
-import { describeEntry, type McpServerEntry } from './mcp-server-entry.js';
+import { describeEntry, resolveReferences, type McpServerEntry } from './mcp-server-entry.js';
 import { perRequestSignalFetch } from './per-request-fetch.js';
 
 /** What the server offers. */
@@ -20,6 +20,8 @@ export interface McpListing {
   readonly resources: readonly Resource[];
   readonly templates: readonly ResourceTemplate[];
   readonly prompts: readonly Prompt[];
+  /** The server offers `completion/complete` (its `completions` capability, MCP-53). */
+  readonly completions: boolean;
 }
 
 /** How long connecting (the initialize handshake) may take, ms. */
@@ -139,7 +141,8 @@ export function createMcpLink(entry: McpServerEntry, hooks: McpLinkHooks): McpLi
         hooks.died(new Error(`the MCP server ${entry.name} (${where}) closed its connection`));
       };
       try {
-        const transport = transportOf(entry);
+        // MCP-54: `${NAME}` in env and headers values is read from the node's environment now
+        const transport = transportOf(resolveReferences(entry));
         await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
         interceptProgress(transport, progress);
       } catch (error) {
@@ -206,7 +209,7 @@ export function createMcpLink(entry: McpServerEntry, hooks: McpLinkHooks): McpLi
               return { items: r.prompts, nextCursor: r.nextCursor };
             }),
       ]);
-      return { tools, resources, templates, prompts };
+      return { tools, resources, templates, prompts, completions: caps.completions !== undefined };
     },
     onProgress(token, listener) {
       progress.set(token, listener);

@@ -105,6 +105,65 @@ export function parseMcpServerEntry(value: unknown): McpServerEntry {
   };
 }
 
+/** One `${NAME}` reference to a variable of the node's environment (MCP-54). */
+const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+/**
+ * A value that references at least one variable and has `$` only in references: what a
+ * run-time registration's `env` and `headers` values must be (MCP-54).
+ */
+export const REFERENCES_ONLY_PATTERN =
+  '^(?:[^$]|\\$\\{[A-Za-z_][A-Za-z0-9_]*\\})*\\$\\{[A-Za-z_][A-Za-z0-9_]*\\}(?:[^$]|\\$\\{[A-Za-z_][A-Za-z0-9_]*\\})*$';
+
+/**
+ * Refuses an entry given at run time whose `env` or `headers` hold a literal value (MCP-54):
+ * the call's input is written to the append-only log, so secrets must be `${NAME}` references
+ * to the node's environment, resolved when the server is connected.
+ * @throws PlexusError `INVALID_PARAMS` naming the field.
+ */
+export function requireReferences(entry: McpServerEntry): void {
+  const pattern = new RegExp(REFERENCES_ONLY_PATTERN);
+  for (const field of ['env', 'headers'] as const)
+    for (const [key, value] of Object.entries(entry[field] ?? {}))
+      if (!pattern.test(value))
+        fail(
+          `/${field}/${key}`,
+          `MCP server ${entry.name}: ${field}.${key} must be a \${NAME} reference to the node's environment (e.g. "\${${key.toUpperCase().replace(/[^A-Z0-9_]/g, '_')}}" or "Bearer \${TOKEN}"), not a literal value: what is registered at run time is kept in the event log`,
+        );
+}
+
+/**
+ * `entry` with each `${NAME}` in its `env` and `headers` values replaced by the variable of
+ * `environment` (MCP-54), done when the server is connected.
+ * @throws PlexusError `UNAVAILABLE` naming the field and a variable that is not set.
+ */
+export function resolveReferences(
+  entry: McpServerEntry,
+  environment: Readonly<Record<string, string | undefined>> = process.env,
+): McpServerEntry {
+  const resolve = (field: 'env' | 'headers'): Record<string, string> | undefined => {
+    const given = entry[field];
+    if (given === undefined) return undefined;
+    return Object.fromEntries(
+      Object.entries(given).map(([key, value]) => [
+        key,
+        value.replace(REFERENCE, (_ref, name: string) => {
+          const found = environment[name];
+          if (found === undefined)
+            throw new PlexusError(
+              'UNAVAILABLE',
+              `MCP server ${entry.name}: ${field}.${key} refers to \${${name}}, which is not set in the node's environment`,
+              { details: { pointer: `/${field}/${key}`, variable: name } },
+            );
+          return found;
+        }),
+      ]),
+    );
+  };
+  const env = resolve('env');
+  const headers = resolve('headers');
+  return { ...entry, ...(env === undefined ? {} : { env }), ...(headers === undefined ? {} : { headers }) };
+}
+
 /** Where the entry's server is, for logs and messages (never its env or headers). */
 export function describeEntry(entry: McpServerEntry): string {
   return entry.url ?? [entry.command ?? '', ...(entry.args ?? [])].join(' ');

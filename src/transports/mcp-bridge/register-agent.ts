@@ -9,8 +9,13 @@
  */
 import type { JsonObject } from '../../core/json.js';
 import type { AgentDefinition } from '../../runtime/index.js';
-import { bridgeAdminAgent } from '../bridge/bridge-admin.js';
-import { parseMcpServerEntry, type McpServerEntry } from './mcp-server-entry.js';
+import { bridgeAdminAgent, type BridgeAdminVerb } from '../bridge/bridge-admin.js';
+import {
+  parseMcpServerEntry,
+  REFERENCES_ONLY_PATTERN,
+  requireReferences,
+  type McpServerEntry,
+} from './mcp-server-entry.js';
 
 export { BRIDGE_ADMIN_SCOPE, isBridgeAdmin } from '../bridge/bridge-admin.js';
 
@@ -20,6 +25,17 @@ export const REGISTER_AGENT_ID = 'mcp-bridge';
 export const REGISTER_VERB = 'bridge.register_mcp_server';
 /** The Hyperspace (seed 003) method name. */
 export const REGISTER_ALIAS = 'bridge.registerMCPServer';
+/** The verb removing a server registered at run time (MCP-54). */
+export const UNREGISTER_VERB = 'bridge.unregister_mcp_server';
+/** Its method name, after the Hyperspace one. */
+export const UNREGISTER_ALIAS = 'bridge.unregisterMCPServer';
+
+const NAME_SCHEMA: JsonObject = {
+  type: 'object',
+  required: ['name'],
+  properties: { name: { type: 'string' } },
+  additionalProperties: false,
+};
 
 const ENTRY_SCHEMA: JsonObject = {
   type: 'object',
@@ -28,10 +44,11 @@ const ENTRY_SCHEMA: JsonObject = {
     name: { type: 'string' },
     command: { type: 'string' },
     args: { type: 'array', items: { type: 'string' } },
-    env: { type: 'object', additionalProperties: { type: 'string' } },
+    // MCP-54: refused at the door, before the call (and its input) is recorded in the log
+    env: { type: 'object', additionalProperties: { type: 'string', pattern: REFERENCES_ONLY_PATTERN } },
     cwd: { type: 'string' },
     url: { type: 'string' },
-    headers: { type: 'object', additionalProperties: { type: 'string' } },
+    headers: { type: 'object', additionalProperties: { type: 'string', pattern: REFERENCES_ONLY_PATTERN } },
   },
   additionalProperties: false,
 };
@@ -44,12 +61,14 @@ const RESULT_SCHEMA: JsonObject = {
 
 /**
  * The agent; `register` bridges the entry now (connecting to it, so a server that cannot be
- * reached is refused) and records it, answering the verbs it got.
+ * reached is refused) and records it, answering the verbs it got; `unregister` removes a server
+ * registered at run time, answering the verbs it had (MCP-54).
  */
 export function registerAgent(
   register: (entry: McpServerEntry, by: string, signal: AbortSignal) => Promise<readonly string[]>,
+  unregister: (name: string, by: string, signal: AbortSignal) => Promise<readonly string[]>,
 ): AgentDefinition {
-  return bridgeAdminAgent({
+  const registering: BridgeAdminVerb = {
     agentId: REGISTER_AGENT_ID,
     agentName: 'MCP bridge',
     agentDescription:
@@ -62,8 +81,24 @@ export function registerAgent(
     privileged: 'launches processes on this node',
     async handle(input, by, signal) {
       const entry = parseMcpServerEntry(input);
+      requireReferences(entry);
       const verbs = await register(entry, by, signal);
       return { name: entry.name, verbs: [...verbs] };
+    },
+  };
+  return bridgeAdminAgent(registering, {
+    ...registering,
+    verb: UNREGISTER_VERB,
+    alias: UNREGISTER_ALIAS,
+    description:
+      'removes an MCP server registered at run time: stops it, removes its agent and records the removal',
+    input: NAME_SCHEMA,
+    output: RESULT_SCHEMA,
+    privileged: 'stops processes on this node',
+    async handle(input, by, signal) {
+      const name = (input as { name: string }).name;
+      const verbs = await unregister(name, by, signal);
+      return { name, verbs: [...verbs] };
     },
   });
 }

@@ -120,6 +120,7 @@ export async function complete(
   ref: CompletionRef,
   argument: { name: string; value: string },
   caller: OfferingCaller,
+  context: Readonly<Record<string, string>> = {},
 ): Promise<CompleteResult> {
   let completer: ArgumentCompleter | undefined;
   if (ref.type === 'ref/prompt') {
@@ -137,7 +138,7 @@ export async function complete(
   if (completer === undefined) return { completion: { values: [], total: 0, hasMore: false } };
   let values: readonly string[];
   try {
-    values = await completer(argument.value, caller);
+    values = await completer(argument.value, caller, context);
   } catch (error) {
     throw protocolError(error);
   }

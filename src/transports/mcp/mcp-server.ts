@@ -217,7 +217,13 @@ export function sessionServer(init: SessionServerInit): SessionServer {
     getPrompt(runtime, request.params.name, request.params.arguments ?? {}, caller(extra.signal)),
   );
   server.setRequestHandler(CompleteRequestSchema, (request, extra) =>
-    complete(runtime, request.params.ref, request.params.argument, caller(extra.signal)),
+    complete(
+      runtime,
+      request.params.ref,
+      request.params.argument,
+      caller(extra.signal),
+      request.params.context?.arguments ?? {},
+    ),
   );
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const entry = catalogOf(runtime.agents.registry).byName(request.params.name);

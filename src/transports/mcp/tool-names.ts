@@ -45,7 +45,7 @@ export interface ToolSource {
 }
 
 /** The name `source` asks for: its declared name when valid, else its plain name. */
-function wantedName(source: ToolSource): string {
+export function wantedToolName(source: ToolSource): string {
   const { declared } = source;
   return declared !== undefined && MCP_TOOL_NAME_PATTERN.test(declared)
     ? declared
@@ -57,7 +57,7 @@ function wantedName(source: ToolSource): string {
  * no other source asks for it, else the unique form of the plain name.
  */
 export function toolNames(sources: readonly ToolSource[]): string[] {
-  const plain = sources.map(wantedName);
+  const plain = sources.map(wantedToolName);
   const counts = new Map<string, number>();
   for (const name of plain) counts.set(name, (counts.get(name) ?? 0) + 1);
   return sources.map((s, i) => {

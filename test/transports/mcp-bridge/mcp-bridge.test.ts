@@ -7,10 +7,10 @@
  * node's `/mcp`, `bridge.registerMCPServer` over the Hyperspace face (privileged, persisted
  * across a restart), bad configuration.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { getEventListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +18,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CompleteResultSchema,
+  isInitializeRequest,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Envelope } from '../../../src/core/envelope.js';
@@ -34,6 +38,7 @@ import { perRequestSignalFetch } from '../../../src/transports/mcp-bridge/per-re
 import { wsJsonRpcClient } from '../../../src/transports/ws-jsonrpc/client.js';
 import { eventually, until } from '../../support/until.js';
 
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const FIXTURE = fileURLToPath(new URL('../../fixtures/mcp-bridge/stdio-server.mjs', import.meta.url));
 const stdio = (name = 'fix') => ({ name, command: process.execPath, args: [FIXTURE] });
 
@@ -186,6 +191,7 @@ describe('MCP servers as Plexus agents', () => {
       'mcp.fix.extra',
       'mcp.fix.fail',
       'mcp.fix.pid',
+      'mcp.fix.secret',
       'mcp.fix.slow',
     ]);
     const add = card.capabilities.find((c) => c.verb === 'mcp.fix.add');
@@ -325,6 +331,64 @@ describe('MCP servers as Plexus agents', () => {
     expect(JSON.stringify(result.content)).toContain('round trip');
   });
 
+  it("forwards completion/complete for the bridged server's prompts and resource templates", async () => {
+    const node = await bridgeNode(
+      {
+        dataDir: await dataDir(),
+        faces: [...defaultFaces({ dev: true }), mcpBridgeFace({ servers: [stdio()] })],
+      },
+      ['fix'],
+    );
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    clients.push(client);
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${node.url}/mcp`)));
+    expect(client.getServerCapabilities()?.completions).toBeDefined();
+    const values = async (
+      ref: Parameters<Client['complete']>[0]['ref'],
+      name: string,
+      value: string,
+      context?: Record<string, string>,
+    ) =>
+      (
+        await client.complete({
+          ref,
+          argument: { name, value },
+          ...(context === undefined ? {} : { context: { arguments: context } }),
+        })
+      ).completion.values;
+    const travel = { type: 'ref/prompt' as const, name: 'travel' };
+    expect(await values(travel, 'country', 'f')).toEqual(['france']);
+    // the other arguments the client chose travel along (context.arguments)
+    expect(await values(travel, 'city', 'l', { country: 'france' })).toEqual(['lyon', 'lille']);
+    expect(await values(travel, 'city', 'l')).toEqual(['lyon', 'lille', 'lima']);
+    const weather = { type: 'ref/resource' as const, uri: 'weather://{country}/{city}' };
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toContain(weather.uri);
+    expect(await values(weather, 'country', 'p')).toEqual(['peru']);
+    expect(await values(weather, 'city', 'c', { country: 'peru' })).toEqual(['cusco']);
+    const read = await client.readResource({ uri: 'weather://peru/lima' });
+    expect(read.contents[0]).toMatchObject({ text: 'sunny in lima, peru' });
+    // an argument the server offers no completions for: none
+    expect(await values({ type: 'ref/prompt', name: 'greet' }, 'name', 'A')).toEqual([]);
+    // bad input: the protocol's own errors, and the node keeps serving
+    await expect(values({ type: 'ref/prompt', name: 'no_such_prompt' }, 'x', '')).rejects.toMatchObject({
+      code: -32602,
+    });
+    await expect(values({ type: 'ref/resource', uri: 'nowhere://{x}' }, 'x', '')).rejects.toMatchObject({
+      code: -32602,
+    });
+    await expect(values(travel, 'city', '', { country: 'atlantis' })).rejects.toThrow(
+      /atlantis has no cities/,
+    );
+    await expect(
+      client.request(
+        { method: 'completion/complete', params: { ref: { type: 'ref/prompt' }, argument: { value: 1 } } },
+        CompleteResultSchema,
+      ),
+    ).rejects.toMatchObject({ code: -32602 });
+    expect(await values(travel, 'country', '')).toEqual(['france', 'peru']);
+  });
+
   it('bridge.registerMCPServer: privileged only, bad entries refused, persisted across a restart', async () => {
     const admin = generateApiKey();
     const user = generateApiKey();
@@ -374,6 +438,168 @@ describe('MCP servers as Plexus agents', () => {
       data: 'after restart',
     });
     expect(second.runtime.agents.registry.find('gone')).toBeUndefined();
+  });
+
+  it('bridge.unregisterMCPServer removes a registered server for good; env and headers are ${NAME} references, no secret reaches the log', async () => {
+    const admin = generateApiKey();
+    const user = generateApiKey();
+    const dir = await dataDir();
+    const http = await httpServer();
+    servers.push(http.server);
+    const envSecret = `sk-live-${randomUUID()}`;
+    const headerSecret = `tok-${randomUUID()}`;
+    const init: NodeInit = {
+      dataDir: dir,
+      store: 'sqlite',
+      dev: false,
+      apiKeys: [
+        { hash: admin.hash, subject: 'ops', scopes: ['bridge:admin'] },
+        { hash: user.hash, subject: 'someone' },
+      ],
+      mcp: { register: true, servers: [stdio('cfg')] },
+    };
+    const rpc = async (node: Node, key: string) =>
+      wsJsonRpcClient({ url: `${node.url.replace(/^http/, 'ws')}/rpc`, token: key });
+
+    // the node's environment holds the secrets; registrations name them
+    process.env['PLEXUS_TEST_FIXTURE_SECRET'] = envSecret;
+    process.env['PLEXUS_TEST_WEB_TOKEN'] = headerSecret;
+    const first = await bridgeNode(init, ['mcp-bridge', 'cfg']);
+    const asAdmin = await rpc(first, admin.key);
+    // a literal value is refused at the door (it would be kept in the log), naming the field
+    await expect(
+      asAdmin.call('bridge.registerMCPServer', { ...stdio('late'), env: { FIXTURE_SECRET: envSecret } }),
+    ).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
+    await expect(
+      asAdmin.call('bridge.registerMCPServer', {
+        name: 'web',
+        url: http.url,
+        headers: { Authorization: `Bearer ${headerSecret}` },
+      }),
+    ).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
+    // a reference to a variable the node does not have is refused naming it
+    await expect(
+      asAdmin.call('bridge.registerMCPServer', {
+        ...stdio('late'),
+        env: { FIXTURE_SECRET: '${PLEXUS_TEST_NOT_SET_ANYWHERE}' },
+      }),
+    ).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringMatching(
+        /env\.FIXTURE_SECRET refers to \$\{PLEXUS_TEST_NOT_SET_ANYWHERE\}, which is not set/,
+      ) as unknown,
+    });
+    expect(first.runtime.agents.registry.find('late')).toBeUndefined();
+    await asAdmin.call('bridge.registerMCPServer', {
+      ...stdio('late'),
+      env: { FIXTURE_SECRET: '${PLEXUS_TEST_FIXTURE_SECRET}' },
+    });
+    await asAdmin.call('bridge.registerMCPServer', {
+      name: 'web',
+      url: http.url,
+      headers: { Authorization: 'Bearer ${PLEXUS_TEST_WEB_TOKEN}' },
+    });
+    expect(await asAdmin.call('mcp.late.secret', {})).toBe(sha256(envSecret));
+    expect(await asAdmin.call('mcp.web.shout', { text: 'a' })).toEqual({ text: 'A' });
+    expect([...authorizations]).toEqual([`Bearer ${headerSecret}`]);
+    await asAdmin.close();
+    await first.stop({ drainMs: 0 });
+    nodes.splice(nodes.indexOf(first), 1);
+
+    // the log (and everything else in the data directory) holds neither secret, not even from
+    // the refused calls; it holds the references
+    const leaks: string[] = [];
+    let references = false;
+    for (const file of await readdir(dir, { recursive: true })) {
+      const path = join(dir, file);
+      if (!(await stat(path)).isFile()) continue;
+      const bytes = await readFile(path);
+      if (bytes.includes(envSecret) || bytes.includes(headerSecret)) leaks.push(file);
+      if (bytes.includes('${PLEXUS_TEST_WEB_TOKEN}')) references = true;
+    }
+    expect(leaks).toEqual([]);
+    expect(references).toBe(true);
+
+    // after a restart both are bridged again with their secrets
+    authorizations.clear();
+    const second = await bridgeNode({ ...init, port: 0 }, ['mcp-bridge', 'late', 'web']);
+    expect(await call(second, 'mcp.late.secret', {})).toMatchObject({ data: sha256(envSecret) });
+    expect(await call(second, 'mcp.web.shout', { text: 'b' })).toMatchObject({ data: { text: 'B' } });
+    expect([...authorizations]).toEqual([`Bearer ${headerSecret}`]);
+
+    const client = new Client({ name: 'watcher', version: '1.0.0' });
+    clients.push(client);
+    let listChanged = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      listChanged++;
+    });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${second.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${admin.key}` } },
+      }),
+    );
+    const toolNames = async () => (await client.listTools()).tools.map((t) => t.name);
+    expect((await toolNames()).some((n) => n.endsWith('mcp.late.echo'))).toBe(true);
+
+    // bad input: not privileged, not a name, unknown, configured — each refused, nothing changes
+    const asUser = await rpc(second, user.key);
+    await expect(asUser.call('bridge.unregisterMCPServer', { name: 'late' })).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+    });
+    await asUser.close();
+    const admin2 = await rpc(second, admin.key);
+    await expect(admin2.call('bridge.unregisterMCPServer', {})).rejects.toMatchObject({
+      code: 'INVALID_PARAMS',
+    });
+    await expect(admin2.call('bridge.unregisterMCPServer', { name: 7 })).rejects.toMatchObject({
+      code: 'INVALID_PARAMS',
+    });
+    await expect(admin2.call('bridge.unregisterMCPServer', { name: 'nope' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: expect.stringMatching(
+        /no MCP server named "nope" was registered at run time; registered: late, web/,
+      ) as unknown,
+    });
+    await expect(admin2.call('bridge.unregisterMCPServer', { name: 'cfg' })).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringMatching(/configured in plexus\.yaml/) as unknown,
+    });
+    expect(second.runtime.agents.registry.find('late')).toBeDefined();
+
+    const pid = Number((await call(second, 'mcp.late.pid', {})).data);
+    const seen = listChanged;
+    expect(await admin2.call('bridge.unregisterMCPServer', { name: 'late' })).toMatchObject({
+      name: 'late',
+      verbs: expect.arrayContaining(['mcp.late.echo']) as unknown,
+    });
+    expect(second.runtime.agents.registry.find('late')).toBeUndefined();
+    expect((await call(second, 'mcp.late.echo', { text: 'x' })).kind).toBe('error');
+    await until(() => listChanged > seen, { what: 'tools/list_changed after the removal' });
+    expect((await toolNames()).some((n) => n.includes('mcp.late.'))).toBe(false);
+    await until(
+      () => {
+        try {
+          process.kill(pid, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      { what: 'the unregistered server process gone' },
+    );
+    await expect(admin2.call('bridge.unregisterMCPServer', { name: 'late' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    await admin2.close();
+    await second.stop({ drainMs: 0 });
+    nodes.splice(nodes.indexOf(second), 1);
+
+    // the removal survives a restart: web and cfg are bridged again, late is not
+    const third = await bridgeNode({ ...init, port: 0 }, ['mcp-bridge', 'cfg', 'web']);
+    expect(third.runtime.agents.registry.find('late')).toBeUndefined();
+    expect(await call(third, 'mcp.web.shout', { text: 'c' })).toMatchObject({ data: { text: 'C' } });
+    delete process.env['PLEXUS_TEST_FIXTURE_SECRET'];
+    delete process.env['PLEXUS_TEST_WEB_TOKEN'];
   });
 
   it('refuses bad mcp configuration with a message naming the field', () => {

@@ -56,9 +56,6 @@ const VERBS: Record<string, { hint?: JsonValue; input?: JsonValue; run: Handler 
     hint: { name: 'broken_result', content: true },
     run: () => ({ content: 'not a list' }),
   },
-  'hint.twin_a': { hint: { name: 'twin' }, run: () => ({}) },
-  'hint.twin_b': { hint: { name: 'twin' }, run: () => ({}) },
-  'hint.bad_name': { hint: { name: 'no spaces allowed' }, run: () => ({}) },
   'hint.steps': {
     run: (_input, context) => {
       for (const progress of [0, 50, 100]) context.progress({ progress, total: 100 });
@@ -215,9 +212,7 @@ describe('MCP face: hints, progress, logging, prompt messages, DNS rebinding', (
     const names = tools.map((t) => t.name);
     expect(names).toContain('draw_image');
     expect(names).toContain('broken_result');
-    expect(names).toContain('Hint.hint.bad_name');
-    expect(names.filter((n) => n.startsWith('Hint.hint.twin_'))).toHaveLength(2);
-    expect(names).not.toContain('twin');
+    // a clashing or invalid declared name is refused at registration (MCP-52, mcp-tool-name-clash.test.ts)
     const strict = tools.find((t) => t.name === 'Hint.hint.strict');
     expect(strict?.inputSchema).toMatchObject({
       additionalProperties: false,
