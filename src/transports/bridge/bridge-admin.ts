@@ -26,12 +26,8 @@ export function isBridgeAdmin(principal: Principal | undefined): boolean {
   return (principal.scopes ?? []).some((s) => s === BRIDGE_ADMIN_SCOPE || s === '*' || s === 'bridge:*');
 }
 
-/** One privileged bridge verb. */
-export interface BridgeAdminVerb {
-  /** The agent's id (`mcp-bridge`, `a2a-bridge`). */
-  readonly agentId: string;
-  readonly agentName: string;
-  readonly agentDescription: string;
+/** One privileged verb of a bridge agent. */
+export interface BridgeAdminVerbSpec {
   /** The verb (`bridge.register_mcp_server`). */
   readonly verb: string;
   /** The Hyperspace method name (`bridge.registerMCPServer`). */
@@ -45,8 +41,19 @@ export interface BridgeAdminVerb {
   readonly handle: (input: JsonValue, by: string, signal: AbortSignal) => Promise<JsonValue>;
 }
 
-/** The agent serving `spec`'s verb. */
+/** A privileged bridge agent: its first verb, and any more (`more`) it serves beside it. */
+export interface BridgeAdminVerb extends BridgeAdminVerbSpec {
+  /** The agent's id (`mcp-bridge`, `a2a-bridge`). */
+  readonly agentId: string;
+  readonly agentName: string;
+  readonly agentDescription: string;
+  /** Further privileged verbs of the same agent (A2A-22: `bridge.removeA2AAgent`). */
+  readonly more?: readonly BridgeAdminVerbSpec[];
+}
+
+/** The agent serving `spec`'s verbs. */
 export function bridgeAdminAgent(spec: BridgeAdminVerb): AgentDefinition {
+  const verbs: readonly BridgeAdminVerbSpec[] = [spec, ...(spec.more ?? [])];
   return defineAgent({
     card: {
       id: spec.agentId,
@@ -54,36 +61,41 @@ export function bridgeAdminAgent(spec: BridgeAdminVerb): AgentDefinition {
       version: '1.0.0',
       tier: 'L3',
       description: spec.agentDescription,
-      capabilities: [
-        { verb: spec.verb, description: spec.description, input: spec.input, output: spec.output },
-      ],
+      capabilities: verbs.map((v) => ({
+        verb: v.verb,
+        description: v.description,
+        input: v.input,
+        output: v.output,
+      })),
     },
-    verbs: [
-      {
-        name: spec.verb,
-        version: 1,
-        status: 'stable',
-        input: spec.input,
-        output: spec.output,
-        effects: {},
-        capabilities: [BRIDGE_ADMIN_SCOPE],
-        category: 'mutation',
-        deterministic: false,
-      },
-    ],
-    aliases: { [spec.alias]: spec.verb },
+    verbs: verbs.map((v) => ({
+      name: v.verb,
+      version: 1,
+      status: 'stable' as const,
+      input: v.input,
+      output: v.output,
+      effects: {},
+      capabilities: [BRIDGE_ADMIN_SCOPE],
+      category: 'mutation' as const,
+      deterministic: false,
+    })),
+    aliases: Object.fromEntries(verbs.map((v) => [v.alias, v.verb])),
     restart: { maxRestarts: 100 },
-    create: () => ({
-      [spec.verb]: (input: JsonValue, ctx: HandlerContext) => {
-        if (!isBridgeAdmin(ctx.principal)) {
-          throw new PlexusError(
-            'FORBIDDEN',
-            `${spec.alias} ${spec.privileged}: only a privileged caller may use it (a credential with the scope ${BRIDGE_ADMIN_SCOPE}, or an in-process caller)`,
-            { details: { scope: BRIDGE_ADMIN_SCOPE } },
-          );
-        }
-        return spec.handle(input, ctx.principal?.id ?? 'unknown', ctx.signal);
-      },
-    }),
+    create: () =>
+      Object.fromEntries(
+        verbs.map((v) => [
+          v.verb,
+          (input: JsonValue, ctx: HandlerContext) => {
+            if (!isBridgeAdmin(ctx.principal)) {
+              throw new PlexusError(
+                'FORBIDDEN',
+                `${v.alias} ${v.privileged}: only a privileged caller may use it (a credential with the scope ${BRIDGE_ADMIN_SCOPE}, or an in-process caller)`,
+                { details: { scope: BRIDGE_ADMIN_SCOPE } },
+              );
+            }
+            return v.handle(input, ctx.principal?.id ?? 'unknown', ctx.signal);
+          },
+        ]),
+      ),
   });
 }
