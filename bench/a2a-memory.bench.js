@@ -3,7 +3,11 @@
 // InMemoryTaskStore. Each server runs in its own process (bench/node/servers/plexus-node.js and
 // a2a-echo.js); this process sends N `SendMessage` requests (JSON-RPC v1.0, 50 in flight, raw
 // fetch: the stock client's own cost is not what is measured here) and prints each server's
-// resident set size (VmRSS from /proc) before, at every quarter and after a forced pause.
+// resident set size (VmRSS from /proc) before, at every quarter and after a forced pause, then
+// each server's growth per 1,000 tasks side by side (the same run). Plexus keeps a bounded set of
+// idempotency keys in memory (10,000; older ones through the log's index, A2A-23) and a bounded
+// set of finished jobs (10,000), so its RSS should level off past them; the SDK server's grows with
+// every task.
 // Run: `npm run build && node bench/a2a-memory.bench.js` (BENCH_TASKS, default 100000).
 // A benchmark measures; it never fails on a figure. Results go to docs/performance.md.
 import { readFileSync } from 'node:fs';
@@ -48,6 +52,7 @@ async function run(name, script, plexus) {
     rows.push([0, rssMiB(server.pid)]);
     let next = 0;
     let failed = 0;
+    let answered = 0;
     const started = process.hrtime.bigint();
     const quarter = Math.max(1, Math.floor(TASKS / 4));
     const worker = async () => {
@@ -61,7 +66,8 @@ async function run(name, script, plexus) {
         });
         const answer = await res.json();
         if (answer.error !== undefined) failed++;
-        if ((i + 1) % quarter === 0) rows.push([i + 1, rssMiB(server.pid)]);
+        answered++; // counted on answer, so the quarter rows come in order (answers overtake)
+        if (answered % quarter === 0) rows.push([answered, rssMiB(server.pid)]);
       }
     };
     await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
@@ -73,10 +79,22 @@ async function run(name, script, plexus) {
     );
     console.log('| tasks sent | RSS MiB |\n|---:|---:|');
     for (const [n, rss] of rows) console.log(`| ${n} | ${rss.toFixed(1)} |`);
+    const grown = (rows.at(-1)[1] - rows[0][1]) / (TASKS / 1000);
+    return { name, start: rows[0][1], end: rows.at(-1)[1], perThousand: grown };
   } finally {
     await server.stop();
   }
 }
 
-await run('A2A SDK server (InMemoryTaskStore)', 'a2a-echo.js', false);
-await run('Plexus node (every task a job in the SQLite log)', 'plexus-node.js', true);
+const sdk = await run('A2A SDK server (InMemoryTaskStore)', 'a2a-echo.js', false);
+const plexus = await run('Plexus node (every task a job in the SQLite log)', 'plexus-node.js', true);
+console.log(`\nRSS after ${TASKS} tasks (same run):`);
+console.log(
+  '| server | RSS at start MiB | RSS after MiB | growth MiB per 1,000 tasks |\n|---|---:|---:|---:|',
+);
+for (const r of [sdk, plexus]) {
+  console.log(`| ${r.name} | ${r.start.toFixed(1)} | ${r.end.toFixed(1)} | ${r.perThousand.toFixed(2)} |`);
+}
+console.log(
+  `Plexus growth / SDK server growth: ${(plexus.perThousand / sdk.perThousand).toFixed(2)} (below 1: Plexus grows less)`,
+);

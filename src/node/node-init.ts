@@ -95,6 +95,12 @@ export interface NodeInit {
   /** The timeout of a request that names none, ms. @default 30000 */
   readonly defaultTimeoutMs?: LimitsConfig['defaultTimeoutMs'];
   /**
+   * Idempotency keys the runtime keeps in memory; older ones inside their window are looked up
+   * in the log (A2A-23). Programmatic only (tests, benchmarks): keep the default on a node
+   * checked with `plexus replay --verify`. @default 10000
+   */
+  readonly retainIdempotencyKeys?: number;
+  /**
    * Most requests in flight on the node (an async job counts until it ends); more are answered
    * HTTP 429 with `Retry-After` / JSON-RPC −32003. Health probes are never counted. @default 256
    */

@@ -318,6 +318,9 @@ export function createNode(init: NodeInit = {}): Node {
           reserved: reservedTypes(NODE_PROJECTIONS),
         },
         ...(init.defaultTimeoutMs === undefined ? {} : { defaultTimeoutMs: init.defaultTimeoutMs }),
+        ...(init.retainIdempotencyKeys === undefined
+          ? {}
+          : { retainIdempotencyKeys: init.retainIdempotencyKeys }),
         ...(init.supervision === undefined ? {} : { supervision: init.supervision }),
       });
       const directory =

@@ -115,6 +115,14 @@ export interface RuntimeInit extends RuntimeComponents {
    * @default 10000
    */
   readonly retainFinishedJobs?: number;
+  /**
+   * Idempotency keys kept in memory (the most recently submitted; a running job's key always
+   * stays). An older key still inside its window is looked up in the log's index of
+   * `job.submitted` by key, so a duplicate still runs once (A2A-23). Keep the default on a node
+   * checked with `plexus replay --verify`.
+   * @default 10000
+   */
+  readonly retainIdempotencyKeys?: number;
   /** Contain stray rejections from handlers (a process-wide listener while started). @default true */
   readonly containRejections?: boolean;
 }

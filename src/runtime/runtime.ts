@@ -18,7 +18,7 @@ import type { AgentDefinition } from './agents/agent.js';
 import { holdContainment } from './supervision/containment.js';
 import type { InvocationContext } from './context.js';
 import { DEFAULT_MAX_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, raceAbort } from './jobs/deadline.js';
-import { idempotencyProjection } from './pipeline/idempotency.js';
+import { idempotencyProjectionWith } from './pipeline/idempotency.js';
 import { readJobEvents, watchJobEvents, type JobEvent, type JobEventsOptions } from './jobs/job-events.js';
 import type { JobOutcome } from './jobs/active-job.js';
 import { createJobRunner } from './jobs/job-runner.js';
@@ -148,6 +148,9 @@ export function createRuntime(init: RuntimeInit): Runtime {
     init.retainFinishedJobs === undefined ? {} : { retainFinishedJobs: init.retainFinishedJobs },
   );
   const jobs = projectionView({ log, projection: jobsProjection, ...hot });
+  const idempotencyProjection = idempotencyProjectionWith(
+    init.retainIdempotencyKeys === undefined ? {} : { retainKeys: init.retainIdempotencyKeys },
+  );
   const idempotency = projectionView({ log, projection: idempotencyProjection, ...hot });
   const supervisors = new Map<string, AgentSupervisor>();
   const remoteLoad = new Map<string, number>();

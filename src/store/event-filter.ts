@@ -22,6 +22,8 @@ export interface NormalizedFilter {
   readonly typePrefix: string | undefined;
   readonly tenant: string | undefined;
   readonly causation: string | undefined;
+  /** The data's `key` field. */
+  readonly key: string | undefined;
   /** 32 lower-case hex characters. */
   readonly traceId: string | undefined;
 }
@@ -92,6 +94,7 @@ export function normalizeFilter(filter: EventFilter = {}): NormalizedFilter {
     typePrefix,
     tenant: checkText(filter.tenant, 'tenant'),
     causation: checkText(filter.causation, 'causation'),
+    key: checkText(filter.key, 'key'),
     traceId,
   };
 }
@@ -118,6 +121,7 @@ export function matchesAll(filter: NormalizedFilter): boolean {
     filter.typePrefix === undefined &&
     filter.tenant === undefined &&
     filter.causation === undefined &&
+    filter.key === undefined &&
     filter.traceId === undefined
   );
 }
@@ -128,6 +132,7 @@ export function matchesFilter(event: Event, filter: NormalizedFilter): boolean {
   if (filter.typePrefix !== undefined && !event.type.startsWith(filter.typePrefix)) return false;
   if (filter.tenant !== undefined && event.tenant !== filter.tenant) return false;
   if (filter.causation !== undefined && event.causation !== filter.causation) return false;
+  if (filter.key !== undefined && dataKeyOf(event) !== filter.key) return false;
   if (
     filter.traceId !== undefined &&
     (event.trace === undefined || traceIdOf(event.trace) !== filter.traceId)
@@ -135,4 +140,12 @@ export function matchesFilter(event: Event, filter: NormalizedFilter): boolean {
     return false;
   }
   return true;
+}
+
+/** The string at `/key` of an event's data, if any. */
+function dataKeyOf(event: Event): string | undefined {
+  const data = event.data;
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined;
+  const key = (data as { key?: unknown }).key;
+  return typeof key === 'string' ? key : undefined;
 }

@@ -39,6 +39,12 @@ export interface EventFilter {
   /** Exact causation id. */
   readonly causation?: string;
   /**
+   * Exact `key` of the event's data (a string field at `/key`): the runtime's `job.submitted`
+   * carries its scoped idempotency key there. The SQLite backend indexes it for `job.submitted`
+   * (a read with `type: 'job.submitted'` and `key` is an index lookup); elsewhere it scans.
+   */
+  readonly key?: string;
+  /**
    * Trace id (32 lower-case hex characters) or a full `traceparent`, which is reduced to
    * its trace id: matches events whose `trace` carries that trace id, whatever the span.
    */

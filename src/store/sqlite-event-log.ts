@@ -4,7 +4,8 @@
  *
  * Table design follows DESIGN §7: `seq INTEGER PRIMARY KEY` (the rowid, time-ordered), no
  * UNIQUE index on hashes, secondary indexes `(type, seq)` and `(causation, seq)` (a job's
- * events, read back when a finished job is no longer kept in memory); every batch is one
+ * events, read back when a finished job is no longer kept in memory), and `(data.key, seq)` of
+ * `job.submitted` (an idempotency key no longer kept in memory, A2A-23); every batch is one
  * `BEGIN IMMEDIATE` transaction through prepared statements. `data` is stored as JSON text.
  *
  * Durability: `synchronous=NORMAL` (default) makes every commit survive a crash of the
@@ -95,6 +96,13 @@ interface Row {
   time: string;
 }
 
+/**
+ * The one event type whose data's \`key\` is indexed (\`events_submitted_key_seq\`, a partial
+ * index): the runtime's idempotency key on \`job.submitted\` (D5, A2A-23), looked up when the
+ * idempotency projection no longer keeps it in memory.
+ */
+const INDEXED_KEY_TYPE = 'job.submitted';
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
   seq INTEGER PRIMARY KEY,
@@ -109,6 +117,7 @@ CREATE TABLE IF NOT EXISTS events (
 ) STRICT;
 CREATE INDEX IF NOT EXISTS events_type_seq ON events (type, seq);
 CREATE INDEX IF NOT EXISTS events_causation_seq ON events (causation, seq) WHERE causation IS NOT NULL;
+CREATE INDEX IF NOT EXISTS events_submitted_key_seq ON events (json_extract(data, '$.key'), seq) WHERE type = '${INDEXED_KEY_TYPE}';
 `;
 
 const COLUMNS = 'seq, cid, prev, type, data, causation, trace, tenant, time';
@@ -150,8 +159,8 @@ function toEvent(row: Row): Event {
   return deepFreeze(event);
 }
 
-/** Builds the WHERE clause and parameters of a read. */
-function whereOf(query: EventQuery): { key: string; sql: string; params: (string | number)[] } {
+/** Builds the WHERE clause and parameters of a read (exported for the query-plan test). */
+export function whereOf(query: EventQuery): { key: string; sql: string; params: (string | number)[] } {
   const parts = ['seq > ?'];
   const params: (string | number)[] = [query.afterSeq];
   let key = '';
@@ -160,7 +169,11 @@ function whereOf(query: EventQuery): { key: string; sql: string; params: (string
     params.push(query.untilSeq);
     key += 'u';
   }
-  if (query.types !== undefined) {
+  if (query.key !== undefined && query.types?.length === 1 && query.types[0] === INDEXED_KEY_TYPE) {
+    // the partial index's own condition, as a literal, so the planner uses it
+    parts.push(`type = '${INDEXED_KEY_TYPE}'`);
+    key += 'T';
+  } else if (query.types !== undefined) {
     parts.push(`type IN (${query.types.map(() => '?').join(',')})`);
     params.push(...query.types);
     key += `t${query.types.length}`;
@@ -180,6 +193,11 @@ function whereOf(query: EventQuery): { key: string; sql: string; params: (string
     parts.push('causation = ?');
     params.push(query.causation);
     key += 'c';
+  }
+  if (query.key !== undefined) {
+    parts.push(`json_extract(data, '$.key') = ?`);
+    params.push(query.key);
+    key += 'k';
   }
   if (query.traceId !== undefined) {
     parts.push('substr(trace, 4, 32) = ?');

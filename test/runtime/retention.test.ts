@@ -9,8 +9,14 @@ import {
   jobsProjectionWith,
   type JobsState,
 } from '../../src/runtime/jobs/jobs-projection.js';
+import {
+  DEFAULT_RETAINED_IDEMPOTENCY_KEYS,
+  idempotencyProjectionWith,
+  type IdempotencyState,
+} from '../../src/runtime/pipeline/idempotency.js';
+import { PlexusError } from '../../src/core/errors.js';
 import { rebuildProjection, sqliteEventLog } from '../../src/store/index.js';
-import { agent, request, startRuntime, type Harness } from './helpers.js';
+import { agent, gate, request, startRuntime, type Harness } from './helpers.js';
 
 /** An echo agent that counts its calls. */
 function countingEcho(): { calls: () => number; definition: ReturnType<typeof agent> } {
@@ -137,5 +143,129 @@ describe('jobs retention', () => {
       expect(() => jobsProjectionWith({ retainFinishedJobs: bad })).toThrow(/retainFinishedJobs/);
     }
     expect(() => jobsProjectionWith({ retainFinishedJobs: Infinity })).not.toThrow();
+  });
+});
+
+describe('idempotency keys retention (A2A-23)', () => {
+  let h: Harness | undefined;
+  let dir: string | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  const keyed = (key: string, data: JsonValue) => ({ face: 'test' as const, idempotencyKey: key, data });
+
+  it('keeps at most retainIdempotencyKeys keys; an evicted key still answers from the log, also after a restart', async () => {
+    const echo = countingEcho();
+    dir = await mkdtemp(join(tmpdir(), 'plexus-idem-retention-'));
+    const init = { agents: [echo.definition], retainIdempotencyKeys: 2, retainFinishedJobs: 1 };
+    h = await startRuntime(init, sqliteEventLog({ dir }));
+    const send = (k: ReturnType<typeof keyed>) =>
+      h!.runtime.invoke(request('demo.echo', k.data), { face: k.face, idempotencyKey: k.idempotencyKey });
+    const first = await send(keyed('m-1', { i: 1 }));
+    for (let i = 2; i <= 6; i++) await send(keyed(`m-${i}`, { i }));
+    const state = h.runtime.views.idempotency.state();
+    expect(state.keys.size).toBe(2);
+    expect([...state.keys.keys()]).toEqual(['|m-5', '|m-6']);
+    expect(state.evictedUntil).toBeGreaterThan(Date.now());
+    expect(echo.calls()).toBe(6);
+
+    const again = await send(keyed('m-1', { i: 1 }));
+    expect(again.duplicate).toBe(true);
+    expect(again.job?.id).toBe(first.job!.id);
+    expect(again.envelope.data).toEqual({ i: 1 });
+    expect(echo.calls()).toBe(6);
+    // the same key with another payload is still a conflict, read from the log
+    expect((await send(keyed('m-1', { i: 99 }))).envelope.data).toMatchObject({ code: 'CONFLICT' });
+    // a key never used runs
+    await send(keyed('m-new', { i: 7 }));
+    expect(echo.calls()).toBe(7);
+    expect((await h.runtime.verify()).every((c) => c.ok)).toBe(true);
+
+    await h.close();
+    h = await startRuntime(init, sqliteEventLog({ dir }));
+    expect(h.runtime.views.idempotency.state().keys.has('|m-1')).toBe(false);
+    const afterRestart = await send(keyed('m-1', { i: 1 }));
+    expect(afterRestart.duplicate).toBe(true);
+    expect(afterRestart.job?.id).toBe(first.job!.id);
+    expect(echo.calls()).toBe(7);
+    const async = await h.runtime.submit(request('demo.echo', { i: 2 }), {
+      face: 'test',
+      idempotencyKey: 'm-2',
+    });
+    expect(async).toMatchObject({ duplicate: true, job: { state: 'COMPLETED' } });
+    expect(echo.calls()).toBe(7);
+  });
+
+  it('runs an evicted key again when its job released it (a retryable failure)', async () => {
+    let calls = 0;
+    const flaky = agent('flaky', {
+      'demo.flaky': (input: JsonValue) => {
+        calls++;
+        if (calls === 1) throw new PlexusError('UNAVAILABLE', 'try again', { retryable: true });
+        return input;
+      },
+    });
+    dir = await mkdtemp(join(tmpdir(), 'plexus-idem-release-'));
+    h = await startRuntime({ agents: [flaky], retainIdempotencyKeys: 1 }, sqliteEventLog({ dir }));
+    const send = (key: string, data: JsonValue) =>
+      h!.runtime.invoke(request('demo.flaky', data), { face: 'test', idempotencyKey: key });
+    const failed = await send('r-1', { n: 1 });
+    expect(failed.job?.state).toBe('FAILED');
+    await send('r-2', { n: 2 });
+    await send('r-3', { n: 3 });
+    expect(h.runtime.views.idempotency.state().keys.has('|r-1')).toBe(false);
+    const retried = await send('r-1', { n: 1 });
+    expect(retried.duplicate).not.toBe(true);
+    expect(retried.job?.state).toBe('COMPLETED');
+    expect(calls).toBe(4);
+    // and that new job now answers the key (found in the log again once evicted)
+    await send('r-4', { n: 4 });
+    const dup = await send('r-1', { n: 1 });
+    expect(dup.duplicate).toBe(true);
+    expect(dup.job?.id).toBe(retried.job!.id);
+    expect(calls).toBe(5);
+  });
+
+  it('never evicts the key of a running job, and rebuilds the same bounded state from the log', async () => {
+    const release = gate();
+    const slow = agent('slow', {
+      'demo.slow': async (input: JsonValue) => {
+        await release.promise;
+        return input;
+      },
+      'demo.fast': (input: JsonValue) => input,
+    });
+    h = await startRuntime({ agents: [slow], retainIdempotencyKeys: 2 });
+    const running = await h.runtime.submit(request('demo.slow', { s: 1 }), {
+      face: 'test',
+      idempotencyKey: 'live',
+    });
+    for (let i = 0; i < 5; i++) {
+      await h.runtime.invoke(request('demo.fast', { i }), { face: 'test', idempotencyKey: `f-${i}` });
+    }
+    const keys = [...h.runtime.views.idempotency.state().keys.keys()];
+    expect(keys).toContain('|live');
+    expect(keys.length).toBeLessThanOrEqual(3);
+    release.open();
+    await h.runtime.jobs.wait(running.job.id);
+    const rebuilt = await rebuildProjection<IdempotencyState>(
+      h.log,
+      idempotencyProjectionWith({ retainKeys: 2 }),
+    );
+    const live = idempotencyProjectionWith({ retainKeys: 2 });
+    expect(rebuilt.state.evictedUntil).toBe(h.runtime.views.idempotency.state().evictedUntil);
+    expect(live.toJson!(rebuilt.state)).toEqual(live.toJson!(h.runtime.views.idempotency.state()));
+  });
+
+  it('keeps the default limit and refuses a bad one', () => {
+    expect(DEFAULT_RETAINED_IDEMPOTENCY_KEYS).toBe(10_000);
+    for (const bad of [0, -1, 1.5, Number.NaN]) {
+      expect(() => idempotencyProjectionWith({ retainKeys: bad })).toThrow(/retainIdempotencyKeys/);
+    }
+    expect(() => idempotencyProjectionWith({ retainKeys: Infinity })).not.toThrow();
   });
 });

@@ -163,6 +163,25 @@ export function runEventLogContract(name: string, factory: EventLogHarnessFactor
         expect(await seqs({ trace: TRACE_B })).toEqual([4]);
       });
 
+      it('filters by the data key (indexed for job.submitted), with any other condition', async () => {
+        await log.append([
+          ev('job.submitted', { id: 'j7', key: '|a2a:m1' }, { tenant: 'acme' }),
+          ev('job.completed', { id: 'j7', key: '|a2a:m1' }),
+          ev('job.submitted', { id: 'j9', key: '|a2a:m2' }),
+          ev('job.submitted', { id: 'j10', key: '|a2a:m1' }),
+          ev('job.submitted', { id: 'j11', key: 42 }),
+          ev('job.submitted', { id: 'j12', nested: { key: '|a2a:m1' } }),
+        ]);
+        expect(await seqs({ type: 'job.submitted', key: '|a2a:m1' })).toEqual([7, 10]);
+        expect(await seqs({ key: '|a2a:m1' })).toEqual([7, 8, 10]);
+        expect(await seqs({ type: 'job.submitted', key: '|a2a:m1', afterSeq: 7 })).toEqual([10]);
+        expect(await seqs({ type: 'job.submitted', key: '|a2a:m1', tenant: 'acme' })).toEqual([7]);
+        expect(await seqs({ type: ['job.submitted', 'job.completed'], key: '|a2a:m1' })).toEqual([7, 8, 10]);
+        expect(await seqs({ type: 'job.submitted', key: '42' })).toEqual([]);
+        expect(await seqs({ type: 'job.submitted', key: "x' OR 1=1 --" })).toEqual([]);
+        expect(await codeOf(log.read({ key: '' }))).toBe('INVALID_PARAMS');
+      });
+
       it('combines conditions with AND and applies the limit after filtering', async () => {
         expect(await seqs({ tenant: 'acme', typePrefix: 'job.', causation: 'r3' })).toEqual([6]);
         expect(await seqs({ tenant: 'acme', limit: 2, afterSeq: 1 })).toEqual([2, 6]);

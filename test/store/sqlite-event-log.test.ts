@@ -6,6 +6,8 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AnyEvents, EventLog } from '../../src/store/index.js';
 import { EVENT_DB_FILE, sqliteEventLog } from '../../src/store/index.js';
+import { normalizeRead } from '../../src/store/event-filter.js';
+import { whereOf } from '../../src/store/sqlite-event-log.js';
 import { runEventLogContract } from './event-log-contract.js';
 import { codeOf, ev, type Tamper } from './event-log-harness.js';
 
@@ -103,6 +105,31 @@ describe('sqliteEventLog', () => {
         /checkpointPages must be a whole number/,
       );
     }
+  });
+
+  it('looks a job.submitted data key up through its partial index, not a scan (A2A-23)', async () => {
+    const log = sqliteEventLog<AnyEvents>({ dir });
+    await log.start();
+    await log.append([
+      ev('job.submitted', { id: 'j1', key: '|a2a:m1' }),
+      ev('job.completed', { id: 'j1' }),
+      ev('job.submitted', { id: 'j2', key: '|a2a:m2' }),
+    ]);
+    expect((await log.read({ type: 'job.submitted', key: '|a2a:m2' })).map((e) => e.seq)).toEqual([3]);
+    await log.stop();
+    raw(dir, (db) => {
+      const plan = (options: Parameters<typeof normalizeRead>[0]): string => {
+        const where = whereOf(normalizeRead(options));
+        const rows = db
+          .prepare(`EXPLAIN QUERY PLAN SELECT seq FROM events WHERE ${where.sql} ORDER BY seq LIMIT ?`)
+          .all(...where.params, 10) as { detail: string }[];
+        return rows.map((r) => r.detail).join('; ');
+      };
+      expect(plan({ type: 'job.submitted', key: '|a2a:m1' })).toMatch(/USING INDEX events_submitted_key_seq/);
+      expect(plan({ type: 'job.submitted', key: '|a2a:m1', afterSeq: 5 })).toMatch(
+        /USING INDEX events_submitted_key_seq/,
+      );
+    });
   });
 
   it('continues seq and chain when a new instance reopens the database', async () => {

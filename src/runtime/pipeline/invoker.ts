@@ -18,7 +18,13 @@ import type { ProjectionView } from '../../store/projection-view.js';
 import type { InvocationContext, InvocationMode } from '../context.js';
 import { resolveTimeout, type TimeoutLimits } from '../jobs/deadline.js';
 import { RUNTIME_EVENTS, type JobSubmittedData } from '../events.js';
-import { idempotencyIdentity, type IdempotencyIdentity, type IdempotencyState } from './idempotency.js';
+import {
+  idempotencyIdentity,
+  rememberedInLog,
+  type IdempotencyEntry,
+  type IdempotencyIdentity,
+  type IdempotencyState,
+} from './idempotency.js';
 import { newActiveJob, type ActiveJob } from '../jobs/active-job.js';
 import type { JobRunner } from '../jobs/job-runner.js';
 import { newJobId } from '../jobs/job-id.js';
@@ -72,11 +78,22 @@ export type Accepted =
   /** A duplicate of a finished job. */
   | { readonly kind: 'stored'; readonly entry: JobEntry };
 
-/** What the idempotency step found: an outcome, or a finished job to read back from the log. */
-type Lookup = Accepted | { readonly kind: 'archived'; readonly jobId: string };
+/**
+ * What the idempotency step found: an outcome; a finished job to read back from the log; or a
+ * key the projection no longer keeps in memory, to look up in the log's index (A2A-23).
+ */
+type Lookup = Accepted | { readonly kind: 'archived'; readonly jobId: string } | { readonly kind: 'evicted' };
 
-/** Passed as `archived` when the log had no such job: the key then no longer answers. */
-const ARCHIVE_MISS = { job: { id: '' } } as unknown as JobEntry;
+/** What was read from the log for a lookup: the key's entry there, and a job. */
+interface FromLog {
+  /** The key's latest `job.submitted` in the log, when it was looked up there (`null`: none). */
+  remembered?: IdempotencyEntry | null;
+  /** A job read back from the log (`entry` absent: the log has no such job, the key no longer answers). */
+  archived?: { readonly jobId: string; readonly entry?: JobEntry };
+}
+
+/** Rounds of reading the log before a lookup settles (evicted key, then its archived job). */
+const LOOKUP_ROUNDS = 3;
 
 function notAccepting(): PlexusError {
   return new PlexusError(
@@ -85,16 +102,25 @@ function notAccepting(): PlexusError {
   );
 }
 
+/** True when a finished job freed its key for a retry (cancelled, or a retryable failure). */
+function releasedKey(entry: JobEntry): boolean {
+  return (
+    entry.job.state === 'CANCELED' || (entry.job.state === 'FAILED' && entry.job.error?.retryable === true)
+  );
+}
+
 /**
  * Pipeline step `idempotency`: finds the job that already answers this key, or reserves a new
- * one. A finished job the jobs projection no longer keeps is reported as `archived` (read it
- * from the log, then call again with it as `archived`).
+ * one. A key the projection dropped to bound its memory is reported as `evicted` (look it up
+ * in the log, then call again with it as `fromLog.remembered`); a finished job the jobs
+ * projection no longer keeps as `archived` (read it from the log, then call again with it as
+ * `fromLog.archived`).
  */
 function lookup(
   c: InvokerComponents,
   identity: IdempotencyIdentity,
   fresh: () => ActiveJob,
-  archived?: JobEntry,
+  fromLog: FromLog = {},
 ): Lookup {
   const conflict = (jobId: string): PlexusError =>
     new PlexusError(
@@ -107,13 +133,22 @@ function lookup(
     if (running.payloadHash !== identity.payloadHash) throw conflict(running.id);
     return { kind: 'active', job: running };
   }
-  const remembered = c.idempotency.state().keys.get(identity.key);
+  const state = c.idempotency.state();
+  const inMemory = state.keys.get(identity.key);
+  if (inMemory === undefined && fromLog.remembered === undefined && state.evictedUntil > c.now()) {
+    return { kind: 'evicted' };
+  }
+  // a key found only in the log may have been released since (the projection deletes those)
+  const fromIndex = inMemory === undefined;
+  const remembered = inMemory ?? fromLog.remembered ?? undefined;
   if (remembered !== undefined && remembered.expiresAt > c.now()) {
     if (remembered.payloadHash !== identity.payloadHash) throw conflict(remembered.jobId);
-    const entry =
-      c.jobs.state().get(remembered.jobId) ?? (archived?.job.id === remembered.jobId ? archived : undefined);
-    if (entry !== undefined && isTerminalJobState(entry.job.state)) return { kind: 'stored', entry };
-    if (entry === undefined && archived === undefined) return { kind: 'archived', jobId: remembered.jobId };
+    const read = fromLog.archived?.jobId === remembered.jobId ? fromLog.archived : undefined;
+    const entry = c.jobs.state().get(remembered.jobId) ?? read?.entry;
+    if (entry !== undefined && isTerminalJobState(entry.job.state) && !(fromIndex && releasedKey(entry))) {
+      return { kind: 'stored', entry };
+    }
+    if (entry === undefined && read === undefined) return { kind: 'archived', jobId: remembered.jobId };
   }
   if (!c.accepting()) throw notAccepting();
   const job = fresh();
@@ -252,15 +287,30 @@ export async function accept(
     return { identity: key, hit: lookup(c, key, fresh(key)) };
   });
   const { identity } = step;
-  let found: Accepted;
-  if (step.hit.kind === 'archived') {
-    // A duplicate of a finished job beyond the jobs projection's retention: read it back.
-    const jobId = step.hit.jobId;
-    found = await runStep(observer, 'idempotency', attrs, async () => {
-      const archived = await jobEntryFromLog(c.log, jobId, { signal });
-      return lookup(c, identity, fresh(identity), archived ?? ARCHIVE_MISS) as Accepted;
+  let hit: Lookup = step.hit;
+  const fromLog: FromLog = {};
+  for (let round = 0; round < LOOKUP_ROUNDS && (hit.kind === 'evicted' || hit.kind === 'archived'); round++) {
+    const pending = hit;
+    hit = await runStep(observer, 'idempotency', attrs, async () => {
+      if (pending.kind === 'evicted') {
+        // a key beyond the projection's memory bound, maybe still in its window (A2A-23)
+        fromLog.remembered = (await rememberedInLog(c.log, identity.key, { signal })) ?? null;
+      } else {
+        // a duplicate of a finished job beyond the jobs projection's retention: read it back
+        const entry = await jobEntryFromLog(c.log, pending.jobId, { signal });
+        fromLog.archived = { jobId: pending.jobId, ...(entry === undefined ? {} : { entry }) };
+      }
+      return lookup(c, identity, fresh(identity), fromLog);
     });
-  } else found = step.hit;
+  }
+  if (hit.kind === 'evicted' || hit.kind === 'archived') {
+    throw new PlexusError(
+      'UNAVAILABLE',
+      'the idempotency key could not be looked up while it changed under load; retry the request',
+      { retryable: true },
+    );
+  }
+  const found: Accepted = hit;
   if (found.kind !== 'new') {
     observer.count('runtime.duplicates', { face: context.face });
     return found;

@@ -7,11 +7,12 @@
  * runs out (revalidated with its `ETag`): changed skills replace the agent's verbs; a card that
  * cannot be fetched any more marks the verbs unavailable (each call fails `UNAVAILABLE` saying
  * why) until it can. An entry whose card cannot be fetched at start is logged and tried again
- * every `retryMs`. It serves no routes.
+ * every `retryMs`. `bridge.removeA2AAgent` removes an announced agent (A2A-22). It serves no
+ * routes.
  */
 import { PlexusError, toPlexusError } from '../../core/errors.js';
 import { A2A_BRIDGE_EXTENSION, targetUrl } from '../../runtime/index.js';
-import { loadRegistrations, recordRegistration } from '../bridge/bridge-registrations.js';
+import { loadRegistrations, recordRegistration, recordRemoval } from '../bridge/bridge-registrations.js';
 import type { Face, FaceFactory } from '../face.js';
 import { silentLogger } from '../face-components.js';
 import type { OutboundUrlPolicy } from '../outbound-url.js';
@@ -75,6 +76,8 @@ export function a2aBridgeFace(init: A2aBridgeInit): FaceFactory {
     const timers = new Set<NodeJS.Timeout>();
     const bridged = new Map<string, Bridged>();
     const configured = new Set(init.agents.map((a) => a.name));
+    /** The agents announced and not removed (hosted or still being tried), by name. */
+    const announcedNow = new Map<string, A2aAgentEntry>();
     const stopped = (): boolean => stopping.signal.aborted;
 
     const later = (ms: number, run: () => void): NodeJS.Timeout => {
@@ -198,6 +201,7 @@ export function a2aBridgeFace(init: A2aBridgeInit): FaceFactory {
 
     const host = async (entry: A2aAgentEntry, announced: boolean): Promise<void> => {
       if (stopped()) return;
+      if (announced && announcedNow.get(entry.name) !== entry) return; // removed (or replaced) meanwhile
       const policy = announced ? init.announce : undefined;
       try {
         if (policy !== undefined)
@@ -216,6 +220,7 @@ export function a2aBridgeFace(init: A2aBridgeInit): FaceFactory {
           ...(policy === undefined ? {} : { policy }),
         });
         if (!answer.changed) throw new PlexusError('UNAVAILABLE', 'the card was not sent');
+        if (stopped() || (announced && announcedNow.get(entry.name) !== entry)) return;
         const verbs = await adopt(entry, announced, answer.fetched);
         logger.info({ agent: entry.name, url: entry.url, verbs: verbs.length }, 'a2a bridge: agent hosted');
       } catch (error) {
@@ -258,9 +263,52 @@ export function a2aBridgeFace(init: A2aBridgeInit): FaceFactory {
         const entry: A2aAgentEntry = { ...given, name };
         const verbs = await adopt(entry, true, answer.fetched);
         await recordRegistration(log, A2A_ANNOUNCEMENTS, entry, by, { signal });
+        announcedNow.set(name, entry);
         logger.info({ agent: name, by, url: entry.url }, 'a2a bridge: agent announced');
         return { name, url: entry.url, verbs };
-      });
+      }, remove);
+
+    /**
+     * `bridge.removeA2AAgent` (A2A-22): the removal is recorded first, then the agent goes
+     * (its verbs with it), so a node that stops between the two does not bridge it again.
+     */
+    async function remove(name: string, by: string, signal: AbortSignal) {
+      if (configured.has(name)) {
+        throw new PlexusError(
+          'CONFLICT',
+          `A2A agent ${name} is configured in plexus.yaml (a2a.agents), not announced; remove it from a2a.agents and restart the node`,
+          { details: { pointer: '/name' } },
+        );
+      }
+      const entry = announcedNow.get(name);
+      if (entry === undefined) {
+        const known = [...announcedNow.keys()];
+        throw new PlexusError(
+          'NOT_FOUND',
+          `no A2A agent named ${JSON.stringify(name)} was announced on this node; ${known.length === 0 ? 'none is' : `announced: ${known.join(', ')}`}`,
+          { details: { pointer: '/name', announced: known } },
+        );
+      }
+      await recordRemoval(log, A2A_ANNOUNCEMENTS, name, by, { signal });
+      announcedNow.delete(name);
+      const b = bridged.get(name);
+      if (b?.timer !== undefined) {
+        clearTimeout(b.timer);
+        timers.delete(b.timer);
+      }
+      bridged.delete(name);
+      const card = runtime.agents.registry.find(name)?.card;
+      const verbs = card?.capabilities.map((c) => c.verb) ?? [];
+      if (card !== undefined && card.extensions?.[A2A_BRIDGE_EXTENSION] !== undefined) {
+        try {
+          await runtime.agents.remove(name);
+        } catch (error) {
+          if (toPlexusError(error).code !== 'NOT_FOUND') throw error;
+        }
+      }
+      logger.info({ agent: name, by, url: entry.url }, 'a2a bridge: announced agent removed');
+      return { name, url: entry.url, verbs };
+    }
 
     return {
       name: 'a2a-bridge',
@@ -274,9 +322,9 @@ export function a2aBridgeFace(init: A2aBridgeInit): FaceFactory {
               'a2a bridge: a stored announcement no longer parses; skipped',
             );
           });
-          entries.push(
-            ...saved.filter((s) => !configured.has(s.name)).map((entry) => ({ entry, announced: true })),
-          );
+          const kept = saved.filter((s) => !configured.has(s.name));
+          for (const entry of kept) announcedNow.set(entry.name, entry);
+          entries.push(...kept.map((entry) => ({ entry, announced: true })));
           await runtime.agents.add(announceHandler(init.announce));
         }
         await Promise.all(entries.map(({ entry, announced }) => host(entry, announced)));
@@ -286,6 +334,7 @@ export function a2aBridgeFace(init: A2aBridgeInit): FaceFactory {
         for (const timer of timers) clearTimeout(timer);
         timers.clear();
         bridged.clear();
+        announcedNow.clear();
         return Promise.resolve();
       },
     };

@@ -40,7 +40,9 @@ export function a2aErrorOf(failure: unknown, taskId?: string): A2AError {
 export function taskNotFound(taskId: string): A2AError {
   return new TaskNotFoundError({
     message: `no task with id ${JSON.stringify(taskId)}`,
-    metadata: { plexusCode: 'NOT_FOUND' },
+    // the same answer as a task that does not exist (a2aErrorOf), so another tenant's task is
+    // indistinguishable from none (TCK AUTH-SCOPE-003)
+    metadata: { plexusCode: 'NOT_FOUND', retryable: 'false' },
   });
 }
 

@@ -457,7 +457,8 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
       const caller = callerOf(context);
       const job = await visibleJob(params.taskId, caller);
       const config = push.configs.of(job.id).find((c) => c.id === params.id);
-      if (config === undefined) throw taskNotFound(`${job.id}/pushNotificationConfigs/${params.id}`);
+      // A2A §3.1.10 (TCK PUSH-DEL-002): deleting is idempotent — a config already gone is done
+      if (config === undefined) return;
       await push.configs.delete(config, { signal: caller.signal });
     },
   };

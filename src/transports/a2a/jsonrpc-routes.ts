@@ -80,6 +80,21 @@ export function registerA2aRpcRoutes(app: FastifyInstance, init: A2aRpcRoutesIni
       return;
     }
     const id = (body as { id?: unknown } | null)?.id;
+    const shape = body as { jsonrpc?: unknown; method?: unknown } | null;
+    if (
+      typeof body !== 'object' ||
+      body === null ||
+      Array.isArray(body) ||
+      shape?.jsonrpc !== '2.0' ||
+      typeof shape.method !== 'string'
+    ) {
+      // JSON-RPC 2.0 §5.1: not a Request object is Invalid Request (TCK JSONRPC-FMT-001)
+      const message =
+        'not a JSON-RPC 2.0 request: send an object with "jsonrpc": "2.0", a string "method" and an "id"';
+      const safeId = typeof id === 'string' || typeof id === 'number' ? id : null;
+      await reply.type('application/json').send(rpcError(safeId, { code: -32600, message }));
+      return;
+    }
     if (!legacy && version !== '1.0') {
       const error = new VersionNotSupportedError(
         `A2A-Version ${JSON.stringify(version)} is not supported: this node speaks 1.0 (and 0.3 without the header)`,

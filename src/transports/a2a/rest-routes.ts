@@ -137,8 +137,14 @@ const listTasks: Operation = async (handler, context, request) => {
       : { includeArtifacts: query['includeArtifacts'] === 'true' }),
   });
   const answer = await handler.listTasks(params, context);
-  const json = ListTasksResponseCodec.toJSON(answer) as { tasks?: { artifacts?: unknown }[] };
+  const json = ListTasksResponseCodec.toJSON(answer) as {
+    tasks?: { artifacts?: unknown }[];
+    nextPageToken?: string;
+  };
   if (params.includeArtifacts !== true) for (const task of json.tasks ?? []) delete task.artifacts;
+  // A2A §3.1.4: nextPageToken is required (empty on the last page), as the JSON-RPC binding
+  // answers it (TCK BIND-EQUIV-002); the codec leaves an empty string out
+  json.nextPageToken ??= '';
   return { status: 200, body: json };
 };
 

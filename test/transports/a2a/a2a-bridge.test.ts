@@ -523,4 +523,105 @@ describe('A2A agents as Plexus agents', () => {
       { what: 'the agent answering again once its card is back' },
     );
   });
+  it('bridge.removeA2AAgent: privileged only, unknown names refused, recorded, stays removed after a restart', async () => {
+    const sdk = await sdkServer();
+    servers.push(sdk.server);
+    const other = await sdkServer();
+    servers.push(other.server);
+    const admin = generateApiKey();
+    const user = generateApiKey();
+    const dataDir = await mkdtemp(join(tmpdir(), 'plexus-a2a-remove-'));
+    dirs.push(dataDir);
+    const init = {
+      primitives: false,
+      dataDir,
+      store: 'sqlite' as const,
+      host: '127.0.0.1',
+      port: 0,
+      dev: true,
+      apiKeys: [
+        { hash: admin.hash, subject: 'ops', scopes: ['bridge:admin'] },
+        { hash: user.hash, subject: 'someone' },
+      ],
+      a2a: { announce: { enabled: true }, agents: [{ name: 'configured', url: other.url }] },
+    };
+    const first = createNode(init);
+    nodes.push(first);
+    await first.start();
+    await until(() => first.runtime.agents.registry.find('configured') !== undefined, {
+      what: 'the configured agent hosted',
+    });
+    const rpc = `${first.url.replace(/^http/, 'ws')}/rpc`;
+    const asAdmin = await wsJsonRpcClient({ url: rpc, token: admin.key });
+    await asAdmin.call('bridge.announceA2AAgent', { url: sdk.url, name: 'gone_soon' });
+    await asAdmin.call('bridge.announceA2AAgent', {
+      url: other.url.replace('127.0.0.1', 'localhost'),
+      name: 'stays',
+    });
+    expect(await asAdmin.call('a2a.gone_soon.echo', { text: 'before' })).toBe('before');
+
+    const asUser = await wsJsonRpcClient({ url: rpc, token: user.key });
+    await expect(asUser.call('bridge.removeA2AAgent', { name: 'gone_soon' })).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+      message: expect.stringMatching(/bridge:admin/) as unknown,
+    });
+    await asUser.close();
+    const refused = async (params: JsonObject, code: string, message: RegExp) => {
+      await expect(asAdmin.call('bridge.removeA2AAgent', params)).rejects.toMatchObject({
+        code,
+        message: expect.stringMatching(message) as unknown,
+      });
+    };
+    await refused(
+      { name: 'nobody' },
+      'NOT_FOUND',
+      /no A2A agent named "nobody".*announced: gone_soon, stays/,
+    );
+    await refused({ name: 'configured' }, 'CONFLICT', /plexus\.yaml/);
+    await refused({}, 'INVALID_PARAMS', /name/);
+    await refused({ name: 'gone_soon', force: true }, 'INVALID_PARAMS', /force/);
+    await refused({ name: '../etc' }, 'INVALID_PARAMS', /name/);
+    expect(first.runtime.agents.registry.find('gone_soon')).toBeDefined();
+
+    const removed = await asAdmin.call('bridge.removeA2AAgent', { name: 'gone_soon' });
+    expect(removed).toEqual({
+      name: 'gone_soon',
+      url: sdk.url,
+      verbs: ['a2a.gone_soon.echo', 'a2a.gone_soon.wait'],
+    });
+    expect(first.runtime.agents.registry.find('gone_soon')).toBeUndefined();
+    await expect(asAdmin.call('a2a.gone_soon.echo', { text: 'after' })).rejects.toMatchObject({
+      code: 'UNKNOWN_VERB',
+    });
+    await refused({ name: 'gone_soon' }, 'NOT_FOUND', /announced: stays/);
+    const events = await first.log.read({ type: 'a2a.bridge.agent_removed' });
+    expect(events.map((e) => e.data)).toEqual([
+      { name: 'gone_soon', removedBy: expect.any(String) as unknown },
+    ]);
+    await asAdmin.close();
+    await first.stop({ drainMs: 0 });
+    nodes.splice(nodes.indexOf(first), 1);
+
+    const second = createNode(init);
+    nodes.push(second);
+    await second.start();
+    await until(() => second.runtime.agents.registry.find('stays') !== undefined, {
+      what: 'the other announced agent bridged again',
+    });
+    expect(second.runtime.agents.registry.find('gone_soon')).toBeUndefined();
+    // removed, then announced again: it is back, and after a restart too
+    const rpc2 = `${second.url.replace(/^http/, 'ws')}/rpc`;
+    const again = await wsJsonRpcClient({ url: rpc2, token: admin.key });
+    await again.call('bridge.announceA2AAgent', { url: sdk.url, name: 'gone_soon' });
+    expect(await again.call('a2a.gone_soon.echo', { text: 'back' })).toBe('back');
+    await again.close();
+    await second.stop({ drainMs: 0 });
+    nodes.splice(nodes.indexOf(second), 1);
+    const third = createNode(init);
+    nodes.push(third);
+    await third.start();
+    await until(() => third.runtime.agents.registry.find('gone_soon') !== undefined, {
+      what: 'the agent announced again bridged after a restart',
+    });
+  });
 });
