@@ -12,16 +12,35 @@ import type { JsonObject, JsonValue } from '../../../src/core/json.js';
 import type { Node } from '../../../src/node/index.js';
 import { remoteToolId } from '../../../src/primitives/tool/index.js';
 import { TARGET_EXTENSION } from '../../../src/runtime/routing/index.js';
-import { agent, request } from '../../runtime/helpers.js';
+import { defineAgent } from '../../../src/runtime/index.js';
+import { card, request } from '../../runtime/helpers.js';
 import { eventually, until } from '../../support/until.js';
 import { meshAddress, meshNode, meshStatus, runCleanups } from './rpc-helpers.js';
 
 afterEach(runCleanups);
 
 const VERB = 'search.corpus';
-const searcher = (by: string) =>
-  agent('searcher', {
-    [VERB]: (input) => ({ by, results: [`hit for ${JSON.stringify((input as JsonObject)['query'])}`] }),
+const QUERY_SCHEMA = {
+  type: 'object',
+  required: ['query'],
+  properties: { query: { type: 'string' } },
+} as const;
+/** An agent serving {@link VERB}, its card naming a region (`_x_plexus_geo`). */
+const searcher = (by: string, geo = 'us-east') =>
+  defineAgent({
+    card: card(
+      'searcher',
+      [{ verb: VERB, description: 'Full-text corpus search', input: QUERY_SCHEMA, output: true }],
+      {
+        extensions: { _x_plexus_geo: geo },
+      },
+    ),
+    create: () => ({
+      [VERB]: (input: JsonValue) => ({
+        by,
+        results: [`hit for ${JSON.stringify((input as JsonObject)['query'])}`],
+      }),
+    }),
   });
 
 async function call(node: Node, verb: string, data: JsonValue, target?: string) {
@@ -83,6 +102,8 @@ describe('tool.* over the mesh', () => {
     const remote = found[1] ?? {};
     expect(remote).toMatchObject({
       id: remoteToolId(farPeer, 'searcher', VERB),
+      description: 'Full-text corpus search',
+      geo: 'us-east',
       capabilities: [VERB],
       agent: 'searcher',
       verb: VERB,
@@ -95,7 +116,13 @@ describe('tool.* over the mesh', () => {
     expect(
       toolsOf(await ok(near, 'tool.discover', { query: '', minReputation: 0.6 })).map((t) => t['name']),
     ).toEqual(['local-search']);
-    expect(toolsOf(await ok(near, 'tool.discover', { query: '', geo: 'us-east' }))).toEqual([]);
+    expect(toolsOf(await ok(near, 'tool.discover', { query: '', geo: 'us' })).map(idOf)).toEqual([
+      idOf(remote),
+    ]);
+    expect(toolsOf(await ok(near, 'tool.discover', { query: '', geo: 'eu-west' }))).toEqual([]);
+    expect(toolsOf(await ok(near, 'tool.discover', { query: 'corpus full-text' })).map(idOf)).toEqual([
+      idOf(remote),
+    ]);
     expect(
       toolsOf(await ok(near, 'tool.discover', { query: '', capabilities: [VERB] })).map((t) => t['id']),
     ).toEqual([remote['id']]);
@@ -120,7 +147,11 @@ describe('tool.* over the mesh', () => {
     const again = toolsOf(await ok(near, 'tool.discover', { query: '', capabilities: [VERB] }))[0];
     expect(again?.['reputation']).toBeCloseTo((0.5 * 10 + 1) / 11, 4);
 
-    // Bad input: a mesh tool id no peer announces.
+    // Bad input: params against the card's schema (refused here, nothing sent), an unknown id.
+    const badParams = await call(near, 'tool.invoke', { toolId: idOf(remote), params: { query: 7 } });
+    expect(badParams.kind).toBe('error');
+    expect((badParams.data as unknown as ErrorData).code).toBe('INVALID_PARAMS');
+    expect((await far.runtime.jobs.list({})).jobs.filter((j) => j.verb === VERB)).toHaveLength(1);
     const unknown = await call(near, 'tool.invoke', { toolId: 'tool-mesh-0000000000000000', params: {} });
     expect(unknown.kind).toBe('error');
     expect((unknown.data as unknown as ErrorData).code).toBe('NOT_FOUND');
