@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { PlexusError } from '../../core/errors.js';
 import type { JsonValue } from '../../core/json.js';
+import type { Problem } from '../../core/problem.js';
 import { schemaValidator, throwIfProblems, type JsonSchema } from '../../core/schema-validator.js';
 import { isVerbName, verbNameProblem } from '../../core/verb-name.js';
 import type { HandlerContext } from '../../runtime/index.js';
@@ -154,6 +155,22 @@ function verbOf(input: RegisterInput): string {
 }
 
 /**
+ * The problems of `params` against the tool's input schema. A remote tool's schema comes from
+ * another peer's card: one this node cannot compile is left to the owner, which checks the
+ * call against its own verb (MESH-28).
+ */
+function paramProblems(tool: ToolRecord, params: JsonValue, remote: boolean): Problem[] {
+  try {
+    return schemaValidator()
+      .validate(tool.schema.input as JsonSchema, params)
+      .map((p) => ({ pointer: `/params${p.pointer}`, message: p.message }));
+  } catch (error) {
+    if (remote) return [];
+    throw error;
+  }
+}
+
+/**
  * Creates the tool primitive.
  *
  * @throws PlexusError `INVALID_PARAMS` for a bad option.
@@ -267,9 +284,7 @@ export function toolPrimitive(components: ToolComponents, init: ToolInit = {}): 
     const input = raw as unknown as InvokeInput;
     const tool = toolOf(input.toolId, ctx);
     const remoteTool = tool.toolId.startsWith(REMOTE_TOOL_PREFIX) && !view.state().tools.has(tool.toolId);
-    const problems = schemaValidator()
-      .validate(tool.schema.input as JsonSchema, input.params)
-      .map((p) => ({ pointer: `/params${p.pointer}`, message: p.message }));
+    const problems = paramProblems(tool, input.params, remoteTool);
     throwIfProblems(problems, `params of tool "${tool.name}" (${tool.toolId})`);
     const started = now();
     let result: JsonValue = null;
@@ -344,7 +359,7 @@ export function toolPrimitive(components: ToolComponents, init: ToolInit = {}): 
       {
         method: 'discover',
         description:
-          'Finds tools by text, capabilities, minimum reputation, maximum latency and region, ranked by reputation.',
+          "Finds tools — this node's and mesh peers' verbs — by text, capabilities, minimum reputation, maximum latency and region, ranked by reputation.",
         input: DISCOVER_INPUT,
         output: DISCOVER_OUTPUT,
         category: 'query',
@@ -354,7 +369,7 @@ export function toolPrimitive(components: ToolComponents, init: ToolInit = {}): 
       {
         method: 'invoke',
         description:
-          "Runs a tool's verb with params; answers {result, duration, peerId} and records the call.",
+          "Runs a tool's verb with params (a mesh tool on its owning peer); answers {result, duration, peerId} and records the call.",
         input: INVOKE_INPUT,
         output: INVOKE_OUTPUT,
         category: 'mutation',
