@@ -162,7 +162,7 @@ describe('tool.* over the mesh', () => {
     const gone = await call(near, 'tool.invoke', { toolId: idOf(remote), params: { query: 'x' } });
     expect(gone.kind).toBe('error');
     expect(['PEER_UNAVAILABLE', 'NOT_FOUND']).toContain((gone.data as unknown as ErrorData).code);
-  });
+  }, 90_000); // real nodes on a shared machine: starting them is most of it
 
   it('finds the tool through the DHT when no gossip brought its card', async () => {
     const far = await meshNode({}, { agents: [searcher('far')], primitives: ['tool'] });
@@ -187,7 +187,7 @@ describe('tool.* over the mesh', () => {
       params: { query: 'q' },
     });
     expect(invoked).toMatchObject({ result: { by: 'far' }, peerId: farPeer });
-  });
+  }, 90_000); // real nodes on a shared machine: starting them is most of it
 
   it('serves a peer only the node’s own tools', async () => {
     const far = await meshNode({}, { agents: [searcher('far')], primitives: ['tool'] });
@@ -230,5 +230,5 @@ describe('tool.* over the mesh', () => {
     // Asked directly (not as a peer), middle does run it on far.
     const direct = await ok(middle, 'tool.invoke', { toolId: remoteId, params: { query: 'y' } });
     expect(direct).toMatchObject({ peerId: farPeer, result: { by: 'far' } });
-  });
+  }, 90_000); // real nodes on a shared machine: starting them is most of it
 });

@@ -106,7 +106,7 @@ describe('trajectory gossip', () => {
     expect(stats).toMatchObject({ total: 1, topContributors: [{ peerId: aPeer, count: 1 }] });
     const received = await b.log.read({ type: 'improving.trajectory_received' });
     expect(received).toHaveLength(1);
-  });
+  }, 90_000); // real nodes on a shared machine: starting them is most of it
 
   it('rejects forged, malformed and oversized trajectories, and scores their sender down', async () => {
     const b = await meshNode({}, { primitives: ['improving'] });
@@ -170,5 +170,5 @@ describe('trajectory gossip', () => {
     const inputs = (await exemplars(b)).map((e) => (e['input'] as JsonObject)['query']);
     expect(inputs).toEqual(['honest']);
     expect(await b.log.read({ type: 'improving.trajectory_received' })).toHaveLength(1);
-  });
+  }, 90_000); // real nodes on a shared machine: starting them is most of it
 });
