@@ -527,6 +527,7 @@ export const meshSchema = section({
   maxMessageBytes: whole(1024, 4 * 1024 * 1024).optional(),
   discoveryTimeoutMs: whole(100, 60_000).optional(),
   followCapabilities: flag().optional(),
+  shareTrajectories: flag().optional(),
 });
 
 // ---- the file ----------------------------------------------------------------------------

@@ -282,7 +282,7 @@ export function createNode(init: NodeInit = {}): Node {
       });
       await remote.start();
       cleanup.push(bestEffort(() => remote.stop()));
-      const hyperspace = hyperspaceHost({ log, nodeId }, options.primitives);
+      const hyperspace = hyperspaceHost({ log, nodeId, peerId: key.identity.peerId }, options.primitives);
       await hyperspace.start();
       cleanup.push(bestEffort(() => hyperspace.stop()));
       const capabilities = await capabilityChecks(log, nodeId, init.capabilities, snapshots, observer);
@@ -362,6 +362,7 @@ export function createNode(init: NodeInit = {}): Node {
         metrics,
         ...(tracing === undefined ? {} : { tracing: tracing.observer }),
         routeTransports: remote.transports,
+        ...(hyperspace.trajectories === undefined ? {} : { trajectories: hyperspace.trajectories }),
         ...(capabilities === undefined ? {} : { capabilities: capabilities.gate }),
       };
       // Load shedding: bounds on work in flight, checked before any face decodes a request.

@@ -11,11 +11,21 @@ import type { AgentDefinition } from '../runtime/index.js';
 import type { Primitive } from '../primitives/primitive.js';
 import { STATE_PROJECTIONS, statePrimitive } from '../primitives/state/index.js';
 import { GUARD_PROJECTIONS, guardPrimitive } from '../primitives/guard/index.js';
-import { TOOL_PROJECTIONS, runtimeToolCall, toolPrimitive } from '../primitives/tool/index.js';
+import {
+  TOOL_PROJECTIONS,
+  registryRemoteTools,
+  runtimeToolCall,
+  toolPrimitive,
+} from '../primitives/tool/index.js';
 import { MEMORY_PROJECTIONS, memoryPrimitive } from '../primitives/memory/index.js';
 import { RECURSIVE_PROJECTIONS, recursivePrimitive } from '../primitives/recursive/index.js';
 import { LEARNING_PROJECTIONS, learningPrimitive } from '../primitives/learning/index.js';
-import { IMPROVING_PROJECTIONS, improvingPrimitive } from '../primitives/improving/index.js';
+import {
+  IMPROVING_PROJECTIONS,
+  improvingPrimitive,
+  trajectoryGossip,
+  type TrajectoryGossip,
+} from '../primitives/improving/index.js';
 import { MICROPAYMENTS_PROJECTIONS, micropaymentsPrimitive } from '../primitives/micropayments/index.js';
 import { late } from './late.js';
 import {
@@ -45,8 +55,13 @@ export const HYPERSPACE_PROJECTIONS: readonly Projection<unknown>[] = [
 /** What the node gives the primitives. */
 export interface HyperspaceComponents {
   readonly log: EventLog;
-  /** The node's id (the `peerId` primitives answer with). */
+  /** The node's id (its did:key). */
   readonly nodeId: string;
+  /**
+   * The node key's libp2p PeerId (D2), the `peerId` the tool and improving primitives answer
+   * with, as the mesh names the node. @default nodeId
+   */
+  readonly peerId?: string;
   readonly now?: () => number;
 }
 
@@ -56,6 +71,8 @@ export interface HyperspaceHost {
   readonly primitives: readonly Primitive[];
   /** Their agents, for the runtime. */
   readonly agents: readonly AgentDefinition[];
+  /** The seam where the mesh face plugs trajectory gossip in, when `improving` is hosted. */
+  readonly trajectories?: TrajectoryGossip;
   /** JSON-RPC method → verb, for the WebSocket face. */
   readonly methods: Readonly<Record<string, string>>;
   /** Starts every primitive's views. */
@@ -85,6 +102,7 @@ export function hyperspaceHost(
   );
   if (wanted.has('guard') || wanted.has('recursive')) wanted.add('state');
   const { log, nodeId } = components;
+  const peerId = components.peerId ?? nodeId;
   const base = components.now === undefined ? { log } : { log, now: components.now };
   const runtime = late<Runtime>('the runtime');
   const list: Primitive[] = [];
@@ -93,20 +111,27 @@ export function hyperspaceHost(
   if (state !== undefined && wanted.has('guard'))
     list.push(guardPrimitive({ ...base, sessions: state.sessions }));
   if (wanted.has('tool')) {
-    list.push(toolPrimitive({ ...base, invoke: runtimeToolCall(runtime.get) }, { peerId: nodeId }));
+    list.push(
+      toolPrimitive(
+        { ...base, invoke: runtimeToolCall(runtime.get), remote: registryRemoteTools(runtime.get) },
+        { peerId },
+      ),
+    );
   }
   if (wanted.has('memory')) list.push(memoryPrimitive({ ...base, peerId: nodeId }));
   if (state !== undefined && wanted.has('recursive')) {
     list.push(recursivePrimitive({ ...base, sessions: state.sessions }));
   }
   if (wanted.has('learning')) list.push(learningPrimitive(base));
-  if (wanted.has('improving')) list.push(improvingPrimitive(base, { peerId: nodeId }));
+  const trajectories = wanted.has('improving') ? trajectoryGossip() : undefined;
+  if (trajectories !== undefined) list.push(improvingPrimitive(base, { peerId, gossip: trajectories }));
   if (wanted.has('micropayments')) list.push(micropaymentsPrimitive(base));
   const methods: Record<string, string> = {};
   for (const p of list) Object.assign(methods, p.methods);
   let started: Primitive[] = [];
   return {
     primitives: list,
+    ...(trajectories === undefined ? {} : { trajectories }),
     agents: list.map((p) => p.agent),
     methods,
     async start(options) {

@@ -12,6 +12,7 @@ import type { ArtifactStore, EventLog } from '../store/index.js';
 import type { CapabilityGate } from './capability-gate.js';
 import type { Logger } from '../core/logger.js';
 import type { NodeMetrics } from '../observability/metrics/node-metrics.js';
+import type { TrajectoryGossip } from '../primitives/improving/index.js';
 
 export { silentLogger } from '../core/logger.js';
 
@@ -68,6 +69,11 @@ export interface FaceComponents {
    * Absent = the node routes nothing remote through faces. @default none
    */
   readonly routeTransports?: Pick<RouteTransportSet, 'add'>;
+  /**
+   * The improving primitive's trajectory gossip seam, when the node hosts it: the mesh face
+   * attaches its topics there (docs/decisions/mesh.md MESH-29). Absent = no trajectory gossip.
+   */
+  readonly trajectories?: TrajectoryGossip;
 }
 
 /** The runtime's principal for an authenticated caller. */

@@ -26,7 +26,9 @@ import {
   type CurationStrategy,
 } from './curation.js';
 import { assessDifficulty } from './difficulty.js';
-import type { TrajectoryPublisher } from './gossip.js';
+import type { TrajectoryGossip, TrajectoryPublisher, TrajectorySource } from './gossip.js';
+
+export type { TrajectorySource } from './gossip.js';
 import {
   IMPROVING_EVENTS,
   improvingProjection,
@@ -53,6 +55,13 @@ export interface ImprovingInit {
   readonly peerId?: string;
   /** Publishes recorded trajectories; without it nothing is gossiped (`gossipedTo: 0`). */
   readonly publisher?: TrajectoryPublisher;
+  /**
+   * The seam to the mesh (MESH-29): its publisher is used when `publisher` is not given; the
+   * primitive tells it the task types the node follows (those of its shared library at start,
+   * then each task type a call names) and takes the trajectories it receives. Only
+   * trajectories without a tenant are published (MESH-31).
+   */
+  readonly gossip?: TrajectoryGossip;
   /** A trajectory with reward at least this is SUCCESS, below it FAILED. @default 0.5 */
   readonly successThreshold?: number;
   /** Most trajectories per tenant and task type; recording beyond evicts the lowest utility. @default 10000 */
@@ -61,14 +70,6 @@ export interface ImprovingInit {
   readonly pruneBelow?: number;
   /** `DATABASE_LEVEL` curation keeps this many trajectories per step path. @default 3 */
   readonly keepPerPath?: number;
-}
-
-/** Where a gossiped trajectory came from. */
-export interface TrajectorySource {
-  /** The verified sender's peer id (the contributor). */
-  readonly peerId: string;
-  /** The tenant whose library receives it. @default none */
-  readonly tenant?: string;
 }
 
 /** The self-improving primitive, with the entry point for gossiped trajectories. */
@@ -119,6 +120,10 @@ export function improvingPrimitive(
   checkUnit('maxLibrarySize', maxLibrarySize, true);
   checkUnit('keepPerPath', policy.keepPerPath, true);
   const view = projectionView<ImprovingState>({ log, projection: improvingProjection });
+  const publisher: TrajectoryPublisher | undefined = init.publisher ?? init.gossip?.publisher;
+  /** MESH-31: through the mesh seam, only tenant-less trajectories go out, and only when the node shares. */
+  const shares = (scope: LibraryScope): boolean =>
+    init.publisher !== undefined || (init.gossip?.sharing() === true && scope.tenant === null);
   const lock = keyedLock();
 
   const scopeOf = (context: HandlerContext): LibraryScope => ({
@@ -132,14 +137,19 @@ export function improvingPrimitive(
     now,
     successThreshold,
     maxLibrarySize,
-    ...(init.publisher === undefined ? {} : { publisher: init.publisher }),
+    ...(publisher === undefined ? {} : { publisher }),
   });
+  /** MESH-30: a task type a call names is followed (its trajectory topic subscribed). */
+  const follow = (taskType: string | undefined): void => {
+    if (taskType !== undefined) init.gossip?.follow(taskType);
+  };
 
   const recordTrajectory = async (input: JsonValue, context: HandlerContext): Promise<JsonValue> => {
     const params = input as unknown as TrajectoryContent;
     const scope = scopeOf(context);
+    follow(params.taskType);
     const { trajectory, duplicate } = await store(scope, params, 'local', peerId);
-    const gossipedTo = duplicate ? trajectory.gossipedTo : await gossip(scope, trajectory);
+    const gossipedTo = duplicate || !shares(scope) ? trajectory.gossipedTo : await gossip(scope, trajectory);
     return { trajectoryId: trajectory.trajectoryId, state: trajectory.state, gossipedTo };
   };
 
@@ -151,6 +161,7 @@ export function improvingPrimitive(
       minReward?: number;
     };
     const scope = scopeOf(context);
+    follow(params.taskType);
     return lock.run(libraryKey(scope.tenant, params.taskType), async () => {
       const lib = library(scope.tenant, params.taskType);
       const scores = utilityScores(lib);
@@ -234,6 +245,7 @@ export function improvingPrimitive(
 
   const assess = (input: JsonValue, context: HandlerContext): JsonValue => {
     const params = input as { taskType: string; input: JsonValue; samples?: number };
+    follow(params.taskType);
     return assessDifficulty(
       library(scopeOf(context).tenant, params.taskType),
       params.input,
@@ -243,6 +255,7 @@ export function improvingPrimitive(
 
   const getLibraryStats = (input: JsonValue, context: HandlerContext): JsonValue => {
     const params = input as { taskType?: string };
+    follow(params.taskType);
     const tenant = scopeOf(context).tenant;
     const list =
       params.taskType === undefined ? tenantTrajectories(tenant) : library(tenant, params.taskType);
@@ -325,8 +338,13 @@ export function improvingPrimitive(
     ],
   });
 
-  return {
+  const improving: ImprovingPrimitive = {
     ...primitive,
+    async start(options) {
+      await primitive.start(options);
+      // MESH-30: the task types of the shared (tenant-less) library are followed from the start
+      for (const t of tenantTrajectories(null)) follow(t.taskType);
+    },
     async receive(message, from) {
       if (!isJsonObject(message)) {
         throw new PlexusError(
@@ -362,4 +380,6 @@ export function improvingPrimitive(
       return { trajectoryId: trajectory.trajectoryId, state: trajectory.state, duplicate };
     },
   };
+  init.gossip?.receiveWith((message, from) => improving.receive(message, from));
+  return improving;
 }

@@ -48,7 +48,16 @@ export {
   difficultyOf,
   type TaskDifficulty,
 } from './difficulty.js';
-export { trajectoryTopic, type TrajectoryPublisher } from './gossip.js';
+export {
+  TRAJECTORIES_PREFIX,
+  trajectoryGossip,
+  trajectoryTopic,
+  type TrajectoryGossip,
+  type TrajectoryMeshLink,
+  type TrajectoryPublisher,
+  type TrajectoryReceipt,
+  type TrajectoryReceiver,
+} from './gossip.js';
 export { MAX_EXEMPLARS, MAX_SAMPLES } from './improving-schemas.js';
 export {
   MAX_STEPS,

@@ -12,6 +12,20 @@ export {
   type ToolInit,
 } from './tool-primitive.js';
 export { runtimeToolCall, toolCallKey } from './tool-call.js';
+export {
+  GEO_EXTENSION,
+  MAX_DISCOVERED_VERBS,
+  REMOTE_TOOL_PREFIX,
+  REMOTE_TOOL_STATS_PROJECTION_NAME,
+  registryRemoteTools,
+  remoteRecord,
+  remoteToolId,
+  remoteToolStatsProjection,
+  type RemoteTool,
+  type RemoteToolSource,
+  type RemoteToolStats,
+  type RemoteToolStatsState,
+} from './remote-tools.js';
 export { toolFailure, type FailedTool } from './tool-failure.js';
 export {
   DEFAULT_PRIOR_WEIGHT,

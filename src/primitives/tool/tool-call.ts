@@ -8,6 +8,7 @@ import type { Envelope } from '../../core/envelope.js';
 import { PlexusError, type ErrorData } from '../../core/errors.js';
 import { capabilitySelector } from '../../core/verb-name.js';
 import type { Runtime } from '../../runtime/index.js';
+import { TARGET_EXTENSION } from '../../runtime/routing/index.js';
 import { asChildSpan } from '../../runtime/routing/trace.js';
 import type { ToolCall } from './tool-primitive.js';
 
@@ -43,6 +44,7 @@ export function runtimeToolCall(runtimeOf: () => Runtime): ToolCall {
       ...(parent.userId === undefined ? {} : { userId: parent.userId }),
       ...(parent.traceparent === undefined ? {} : { traceparent: parent.traceparent }),
       ...(sessionId === undefined ? {} : { sessionId }),
+      ...(options.target === undefined ? {} : { extensions: { [TARGET_EXTENSION]: options.target } }),
     });
     const { envelope } = await runtimeOf().invoke(
       request,

@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { PlexusError } from '../../core/errors.js';
 import type { JsonValue } from '../../core/json.js';
+import type { Problem } from '../../core/problem.js';
 import { schemaValidator, throwIfProblems, type JsonSchema } from '../../core/schema-validator.js';
 import { isVerbName, verbNameProblem } from '../../core/verb-name.js';
 import type { HandlerContext } from '../../runtime/index.js';
@@ -43,6 +44,12 @@ import {
   REGISTER_OUTPUT,
 } from './tool-schemas.js';
 import { discoverTools, toolInfo, type ToolQuery } from './tool-search.js';
+import {
+  REMOTE_TOOL_PREFIX,
+  remoteRecord,
+  remoteToolStatsProjection,
+  type RemoteToolSource,
+} from './remote-tools.js';
 
 /** Where and how a tool's verb is called. */
 export interface ToolCallOptions {
@@ -50,6 +57,8 @@ export interface ToolCallOptions {
   readonly agent?: string;
   /** The Hyperspace session the call belongs to. */
   readonly sessionId?: string;
+  /** Where to route the call (`p2p://<PeerId>/<agent>` for a remote tool). @default the router's choice */
+  readonly target?: string;
 }
 
 /**
@@ -68,7 +77,12 @@ export type ToolCall = (
 export interface ToolComponents extends PrimitiveComponents {
   /** Calls the runtime (see `runtimeToolCall`). */
   readonly invoke: ToolCall;
+  /** The tools of mesh peers (see `registryRemoteTools`). Absent = this node's tools only. */
+  readonly remote?: RemoteToolSource;
 }
+
+/** The principal kind of a call from another node (the peer face's and the mesh's). */
+const PEER_PRINCIPAL_KIND = 'peer';
 
 /** Options of the tool primitive. */
 export interface ToolInit {
@@ -83,7 +97,7 @@ export interface ToolInit {
 }
 
 /** The projections of the tool primitive (for `plexus replay --verify`). */
-export const TOOL_PROJECTIONS = [toolRegistryProjection] as const;
+export const TOOL_PROJECTIONS = [toolRegistryProjection, remoteToolStatsProjection] as const;
 
 interface RegisterInput {
   readonly name: string;
@@ -141,6 +155,22 @@ function verbOf(input: RegisterInput): string {
 }
 
 /**
+ * The problems of `params` against the tool's input schema. A remote tool's schema comes from
+ * another peer's card: one this node cannot compile is left to the owner, which checks the
+ * call against its own verb (MESH-28).
+ */
+function paramProblems(tool: ToolRecord, params: JsonValue, remote: boolean): Problem[] {
+  try {
+    return schemaValidator()
+      .validate(tool.schema.input as JsonSchema, params)
+      .map((p) => ({ pointer: `/params${p.pointer}`, message: p.message }));
+  } catch (error) {
+    if (remote) return [];
+    throw error;
+  }
+}
+
+/**
  * Creates the tool primitive.
  *
  * @throws PlexusError `INVALID_PARAMS` for a bad option.
@@ -161,11 +191,38 @@ export function toolPrimitive(components: ToolComponents, init: ToolInit = {}): 
   }
   const rep = { priorWeight };
   const view = projectionView({ log, projection: toolRegistryProjection });
+  const remoteStats = projectionView({ log, projection: remoteToolStatsProjection });
   const lock = keyedLock();
+  const { remote } = components;
 
-  const toolOf = (toolId: string): ToolRecord => {
-    const tool = view.state().tools.get(toolId);
+  /** A call from another node is served this node's own tools only (no relaying). */
+  const fromPeer = (ctx: HandlerContext): boolean => ctx.principal?.kind === PEER_PRINCIPAL_KIND;
+
+  /** The remote tools as records: prior the default reputation, calls as this node recorded them. */
+  const remoteRecords = (): ToolRecord[] =>
+    (remote?.tools() ?? []).map((t) => remoteRecord(t, defaultPrior, remoteStats.state().get(t.toolId)));
+
+  const toolOf = (toolId: string, ctx: HandlerContext): ToolRecord => {
+    const tool =
+      view.state().tools.get(toolId) ??
+      (toolId.startsWith(REMOTE_TOOL_PREFIX) && !fromPeer(ctx)
+        ? remoteRecords().find((t) => t.toolId === toolId)
+        : undefined);
     if (tool === undefined) {
+      if (toolId.startsWith(REMOTE_TOOL_PREFIX) && fromPeer(ctx)) {
+        throw new PlexusError(
+          'NOT_FOUND',
+          `${JSON.stringify(toolId)} is a mesh tool of another peer; a peer is served only this node's own tools`,
+          { details: { toolId, pointer: '/toolId' } },
+        );
+      }
+      if (toolId.startsWith(REMOTE_TOOL_PREFIX) && remote !== undefined) {
+        throw new PlexusError(
+          'NOT_FOUND',
+          `no mesh peer announces the tool ${JSON.stringify(toolId)} any more; tool.discover lists the tools found now`,
+          { details: { toolId, pointer: '/toolId' } },
+        );
+      }
       throw new PlexusError(
         'NOT_FOUND',
         `no tool ${JSON.stringify(toolId)} is registered on this node; tool.discover and tool.listRegistered list the tools`,
@@ -208,17 +265,26 @@ export function toolPrimitive(components: ToolComponents, init: ToolInit = {}): 
     });
   };
 
-  const discover = (raw: JsonValue): JsonValue => {
+  const discover = async (raw: JsonValue, ctx: HandlerContext): Promise<JsonValue> => {
     const q = raw as unknown as ToolQuery;
-    return { tools: discoverTools(view.state(), q, rep) };
+    if (remote === undefined || fromPeer(ctx)) return { tools: discoverTools(view.state(), q, rep) };
+    const search = (): JsonValue[] => {
+      const tools = new Map(view.state().tools);
+      for (const t of remoteRecords()) if (!tools.has(t.toolId)) tools.set(t.toolId, t);
+      return discoverTools({ tools, byOwnerName: new Map() }, q, rep);
+    };
+    const found = search();
+    if (found.length > 0) return { tools: found };
+    // MESH-28: no tool here matches; ask the DHT for providers of the verbs the query names
+    await remote.discover([...(q.capabilities ?? []), q.query.trim()], ctx.signal);
+    return { tools: search() };
   };
 
   const invoke = async (raw: JsonValue, ctx: HandlerContext): Promise<JsonValue> => {
     const input = raw as unknown as InvokeInput;
-    const tool = toolOf(input.toolId);
-    const problems = schemaValidator()
-      .validate(tool.schema.input as JsonSchema, input.params)
-      .map((p) => ({ pointer: `/params${p.pointer}`, message: p.message }));
+    const tool = toolOf(input.toolId, ctx);
+    const remoteTool = tool.toolId.startsWith(REMOTE_TOOL_PREFIX) && !view.state().tools.has(tool.toolId);
+    const problems = paramProblems(tool, input.params, remoteTool);
     throwIfProblems(problems, `params of tool "${tool.name}" (${tool.toolId})`);
     const started = now();
     let result: JsonValue = null;
@@ -228,6 +294,8 @@ export function toolPrimitive(components: ToolComponents, init: ToolInit = {}): 
       result = await components.invoke(tool.verb, input.params, ctx, {
         ...(tool.agent === undefined ? {} : { agent: tool.agent }),
         ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
+        // on the peer that owns it, over /plexus/rpc/1.0.0 (MESH-28)
+        ...(remoteTool ? { target: `p2p://${tool.peerId}/${tool.agent ?? ''}` } : {}),
       });
     } catch (error) {
       failed = true;
@@ -249,13 +317,13 @@ export function toolPrimitive(components: ToolComponents, init: ToolInit = {}): 
       data,
       ...eventMeta(ctx),
     });
-    await view.waitFor(event.seq);
+    await (remoteTool ? remoteStats : view).waitFor(event.seq);
     if (failed) throw failure;
     return { result, duration, peerId: tool.peerId };
   };
 
-  const analytics = (raw: JsonValue): JsonValue => {
-    const tool = toolOf((raw as { toolId: string }).toolId);
+  const analytics = (raw: JsonValue, ctx: HandlerContext): JsonValue => {
+    const tool = toolOf((raw as { toolId: string }).toolId, ctx);
     return {
       invocations: tool.invocations,
       avgLatency: avgLatencyOf(tool),
@@ -275,7 +343,7 @@ export function toolPrimitive(components: ToolComponents, init: ToolInit = {}): 
   return definePrimitive({
     name: 'tool',
     title: 'Hyperspace tool',
-    views: [view],
+    views: [view, remoteStats],
     methods: [
       {
         method: 'register',
@@ -291,7 +359,7 @@ export function toolPrimitive(components: ToolComponents, init: ToolInit = {}): 
       {
         method: 'discover',
         description:
-          'Finds tools by text, capabilities, minimum reputation, maximum latency and region, ranked by reputation.',
+          "Finds tools — this node's and mesh peers' verbs — by text, capabilities, minimum reputation, maximum latency and region, ranked by reputation.",
         input: DISCOVER_INPUT,
         output: DISCOVER_OUTPUT,
         category: 'query',
@@ -301,7 +369,7 @@ export function toolPrimitive(components: ToolComponents, init: ToolInit = {}): 
       {
         method: 'invoke',
         description:
-          "Runs a tool's verb with params; answers {result, duration, peerId} and records the call.",
+          "Runs a tool's verb with params (a mesh tool on its owning peer); answers {result, duration, peerId} and records the call.",
         input: INVOKE_INPUT,
         output: INVOKE_OUTPUT,
         category: 'mutation',

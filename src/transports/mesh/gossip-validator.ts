@@ -5,9 +5,10 @@
  * not one of the six, not JSON, malformed, signed for another domain (`dom` ≠ topic), signed
  * outside the time window, a nonce seen before, signed by a key that `from` does not name,
  * signed by another key than the gossip message's originator, or on a capability topic of
- * another peer.
+ * another peer, or whose payload fails the topic's own check (trajectories).
  */
 import { toPlexusError } from '../../core/errors.js';
+import type { JsonValue } from '../../core/json.js';
 import type { EnvelopeVerifier, KeyIdentity, SignedEnvelope } from '../../security/index.js';
 import { isMeshTopic, topicPublisher } from './mesh-topics.js';
 
@@ -26,6 +27,15 @@ export interface GossipValidatorInit {
   readonly verifier: EnvelopeVerifier;
   /** The largest message accepted, bytes. */
   readonly maxMessageBytes: number;
+  /**
+   * Checks the payload `d` of a message whose envelope passed (e.g. trajectories, MESH-30): a
+   * problem rejects the message with `code`. @default none
+   */
+  readonly payloadCheck?: (
+    topic: string,
+    d: JsonValue,
+    signer: string,
+  ) => { readonly code: string; readonly reason: string } | undefined;
 }
 
 /** Judges gossip messages. */
@@ -78,6 +88,8 @@ export function gossipValidator(init: GossipValidatorInit): GossipValidator {
       if (publisher !== undefined && publisher !== signer.peerId) {
         return reject('SIGNER_MISMATCH', `only ${publisher} may publish on ${topic}, not ${signer.peerId}`);
       }
+      const problem = init.payloadCheck?.(topic, envelope.d, signer.peerId);
+      if (problem !== undefined) return reject(problem.code, problem.reason);
       return { result: 'accept', envelope, signer };
     },
   };

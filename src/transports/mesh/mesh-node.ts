@@ -5,7 +5,7 @@
  * Made by the mesh face; started once the node listens, stopped with it.
  */
 import { PlexusError, toPlexusError } from '../../core/errors.js';
-import type { JsonValue } from '../../core/json.js';
+import type { JsonObject, JsonValue } from '../../core/json.js';
 import { silentLogger } from '../../core/logger.js';
 import { RUNTIME_EVENTS } from '../../runtime/index.js';
 import {
@@ -25,6 +25,8 @@ import { attachMeshDht, type MeshDht } from './mesh-dht.js';
 import { watchGraylist, type GraylistWatch } from './graylist-watch.js';
 import { MESH_SCORE_THRESHOLDS, scoreTopic } from './mesh-scoring.js';
 import { CAPABILITIES_PREFIX, capabilitiesTopic, isMeshTopic } from './mesh-topics.js';
+import { isTrajectoryTopic, trajectoryProblem } from './trajectory-gossip.js';
+import { trajectoryTopic, type TrajectoryPublisher } from '../../primitives/improving/index.js';
 
 /** The options of the mesh (the `mesh:` section of plexus.yaml). */
 export interface MeshOptions {
@@ -47,6 +49,12 @@ export interface MeshOptions {
    * finds remote agents through the DHT only (its own cards are still gossiped). @default true
    */
   readonly followCapabilities?: boolean;
+  /**
+   * Publish the trajectories `improving.recordTrajectory` records (PII-redacted, tenant-less
+   * only) on `hyperspace/trajectories/{taskType}` (seed 003 §9.3: opt-in). Trajectories of the
+   * task types the node follows are received either way (MESH-29…31). @default false
+   */
+  readonly shareTrajectories?: boolean;
 }
 
 /** The defaults of {@link MeshOptions}. */
@@ -135,6 +143,7 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
   let validator: GossipValidator | undefined;
   let dht: MeshDht | undefined;
   let graylist: GraylistWatch | undefined;
+  let detachTrajectories: (() => void) | undefined;
 
   const track = (work: Promise<unknown>): void => {
     const p = work.catch((error: unknown) => {
@@ -167,29 +176,60 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
     return run;
   };
 
-  async function publishOn(topic: string, message: CapabilityMessage): Promise<void> {
-    if (peer === undefined || key === undefined || lifetime.signal.aborted) return;
+  /**
+   * Signs `message` for `topic` and publishes it; resolves how many peers it was sent to (0
+   * when the mesh is stopped).
+   * @throws PlexusError `INPUT_TOO_LARGE` over `maxMessageBytes` (nothing is sent); gossipsub's
+   *   publish errors.
+   */
+  async function publishSigned(topic: string, message: JsonValue, what: string): Promise<number> {
+    if (peer === undefined || key === undefined || lifetime.signal.aborted) return 0;
     // OBS-17: a change goes out in a PRODUCER span whose traceparent the signed message carries
-    const { payload, span } = tracedPublication(components.tracing, topic, message as unknown as JsonValue);
+    const { payload, span } = tracedPublication(components.tracing, topic, message);
     const signed = signEnvelope(payload, { key, domain: topic, from: 'peerId' });
     const bytes = new TextEncoder().encode(JSON.stringify(signed));
     if (bytes.byteLength > maxMessageBytes) {
-      logger.warn(
-        { topic, bytes: bytes.byteLength, maxMessageBytes },
-        'capability message over mesh.maxMessageBytes not sent; raise the limit',
+      const failure = new PlexusError(
+        'INPUT_TOO_LARGE',
+        `the ${what} is ${bytes.byteLength} bytes signed, over mesh.maxMessageBytes (${maxMessageBytes}); it was not sent`,
       );
-      span?.end(new PlexusError('INPUT_TOO_LARGE', `the message is over ${maxMessageBytes} bytes`));
-      return;
+      span?.end(failure);
+      throw failure;
     }
     span?.set?.({ 'messaging.message.body.size': bytes.byteLength });
     try {
-      await peer.services.pubsub.publish(topic, bytes);
+      const { recipients } = await peer.services.pubsub.publish(topic, bytes);
       span?.end();
+      return recipients.length;
     } catch (error) {
       span?.end(toPlexusError(error));
       throw error;
     }
   }
+
+  async function publishOn(topic: string, message: CapabilityMessage): Promise<void> {
+    try {
+      await publishSigned(topic, message as unknown as JsonValue, 'capability message');
+    } catch (error) {
+      const failure = toPlexusError(error);
+      if (failure.code !== 'INPUT_TOO_LARGE') throw error;
+      logger.warn({ topic, err: failure.message }, 'capability message not sent; raise mesh.maxMessageBytes');
+    }
+  }
+
+  /** MESH-29: the trajectory publisher the improving primitive uses when the node shares. */
+  const trajectoryPublisher: TrajectoryPublisher = {
+    async publish(topic: string, message: JsonObject) {
+      if (!isMeshTopic(topic)) {
+        throw new PlexusError(
+          'INVALID_PARAMS',
+          `"${topic}" cannot be a gossip topic (a task type to share has letters, digits and . _ : - only)`,
+        );
+      }
+      subscribe(topic);
+      return publishSigned(topic, message, 'trajectory');
+    },
+  };
 
   function subscribe(topic: string): void {
     if (peer === undefined || subscribed.has(topic) || !isMeshTopic(topic)) return;
@@ -236,13 +276,31 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
   }
 
   function onMessage(topic: string, from: string, data: Uint8Array): void {
-    if (!topic.startsWith(CAPABILITIES_PREFIX) || from === peerId || gossip === undefined) return;
+    if (from === peerId) return;
+    const trajectories = components.trajectories;
+    const wanted =
+      (topic.startsWith(CAPABILITIES_PREFIX) && gossip !== undefined) ||
+      (isTrajectoryTopic(topic) && trajectories !== undefined);
+    if (!wanted) return;
     let payload: JsonValue;
     try {
       payload = (JSON.parse(new TextDecoder().decode(data)) as { d: JsonValue }).d;
     } catch {
       return; // validated before; cannot happen
     }
+    if (isTrajectoryTopic(topic)) {
+      // MESH-30: validated (envelope and trajectory) before gossipsub accepted it
+      track(
+        (trajectories?.receive(payload, { peerId: from }) ?? Promise.resolve()).then(
+          () => undefined,
+          (error: unknown) => {
+            logger.info({ topic, from, err: toPlexusError(error).message }, 'gossiped trajectory not added');
+          },
+        ),
+      );
+      return;
+    }
+    if (gossip === undefined) return;
     // OBS-17: applied in a CONSUMER span of the publisher's trace (a new one without a valid traceparent)
     const span = receivedSpan(components.tracing, topic, from, payload, data.byteLength);
     const applied = gossip.receive(from, payload);
@@ -273,7 +331,15 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
       lifetime = new AbortController();
       key = keyPairFromSeed(secret);
       peerId = identityFromPublicKey(key.publicKey).peerId;
-      validator = gossipValidator({ verifier: envelopeVerifier(), maxMessageBytes });
+      validator = gossipValidator({
+        verifier: envelopeVerifier(),
+        maxMessageBytes,
+        payloadCheck: (topic, d, signer) => {
+          if (!isTrajectoryTopic(topic)) return undefined;
+          const reason = trajectoryProblem(topic, d, signer);
+          return reason === undefined ? undefined : { code: 'TRAJECTORY_REJECTED', reason };
+        },
+      });
       const { createMeshPeer, dialAddress } = await import('./mesh-peer.js');
       peer = await createMeshPeer({
         seed: secret,
@@ -323,6 +389,12 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
       });
       subscribe(capabilitiesTopic(peerId));
       for (const topic of STATIC_TOPICS) subscribe(topic);
+      detachTrajectories = components.trajectories?.attach({
+        follow: (taskType) => {
+          subscribe(trajectoryTopic(taskType));
+        },
+        ...(options.shareTrajectories === true ? { publisher: trajectoryPublisher } : {}),
+      });
       const signal = lifetime.signal;
       track(watchRegistry(signal));
       known = components.dataDir === undefined ? [] : await readKnownPeers(components.dataDir);
@@ -354,6 +426,8 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
     },
     async stop() {
       lifetime.abort();
+      detachTrajectories?.();
+      detachTrajectories = undefined;
       for (const timer of timers.splice(0)) clearInterval(timer);
       const stopping = peer;
       peer = undefined;

@@ -15,7 +15,7 @@ afterEach(async () => {
 
 describe('tool primitive replay', () => {
   it('exports its projections', () => {
-    expect(TOOL_PROJECTIONS.map((p) => p.name)).toEqual(['tool.registry']);
+    expect(TOOL_PROJECTIONS.map((p) => p.name)).toEqual(['tool.registry', 'tool.remote-stats']);
   });
 
   for (const backend of LOG_BACKENDS) {
