@@ -5,7 +5,10 @@
  * not one of the six, not JSON, malformed, signed for another domain (`dom` ≠ topic), signed
  * outside the time window, a nonce seen before, signed by a key that `from` does not name,
  * signed by another key than the gossip message's originator, or on a capability topic of
- * another peer.
+ * another peer. A valid message signed before the node started (`notBefore`) is ignored, not
+ * accepted (MESH-32): the replay cache is in memory, so it could be a replay of a message seen
+ * before a restart; ignoring it does not lower the score of an honest peer whose message was
+ * under way during the restart.
  */
 import { toPlexusError } from '../../core/errors.js';
 import type { EnvelopeVerifier, KeyIdentity, SignedEnvelope } from '../../security/index.js';
@@ -18,7 +21,7 @@ export type GossipVerdict =
       readonly envelope: SignedEnvelope;
       readonly signer: KeyIdentity;
     }
-  | { readonly result: 'reject'; readonly code: string; readonly reason: string };
+  | { readonly result: 'reject' | 'ignore'; readonly code: string; readonly reason: string };
 
 /** Options of {@link gossipValidator}. */
 export interface GossipValidatorInit {
@@ -26,6 +29,11 @@ export interface GossipValidatorInit {
   readonly verifier: EnvelopeVerifier;
   /** The largest message accepted, bytes. */
   readonly maxMessageBytes: number;
+  /**
+   * Messages signed (`ts`) before this, Unix ms, are ignored even when valid: the node's start
+   * (MESH-32). @default no bound
+   */
+  readonly notBefore?: number;
 }
 
 /** Judges gossip messages. */
@@ -77,6 +85,13 @@ export function gossipValidator(init: GossipValidatorInit): GossipValidator {
       const publisher = topicPublisher(topic);
       if (publisher !== undefined && publisher !== signer.peerId) {
         return reject('SIGNER_MISMATCH', `only ${publisher} may publish on ${topic}, not ${signer.peerId}`);
+      }
+      if (init.notBefore !== undefined && envelope.ts < init.notBefore) {
+        return {
+          result: 'ignore',
+          code: 'SIGNATURE_EXPIRED',
+          reason: `signed at ${envelope.ts}, before this node started (${init.notBefore}); it may be a replay of a message seen before a restart`,
+        };
       }
       return { result: 'accept', envelope, signer };
     },

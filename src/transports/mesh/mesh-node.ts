@@ -87,6 +87,8 @@ export interface MeshStatus {
   readonly accepted: number;
   /** Gossip messages the validator rejected since start. */
   readonly rejected: number;
+  /** Valid gossip messages ignored since start because they were signed before it (MESH-32). */
+  readonly stale: number;
   /** Gossip messages ignored unread since start, their senders being graylisted. */
   readonly ignored: number;
   /** The score thresholds peers are judged by (MESH-26). */
@@ -129,6 +131,7 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
   const background = new Set<Promise<unknown>>();
   const subscribed = new Set<string>();
   let rejected = 0;
+  let stale = 0;
   let accepted = 0;
   let known: KnownPeer[] = [];
   let gossip: CapabilityGossip | undefined;
@@ -203,6 +206,14 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
         return 'reject' as never;
       }
       const verdict = validator.validate(msg.topic, msg.data, msg.from.toString());
+      if (verdict.result === 'ignore') {
+        stale += 1;
+        logger.debug?.(
+          { topic, from: msg.from.toString(), code: verdict.code, why: verdict.reason },
+          'gossip ignored',
+        );
+        return 'ignore' as never;
+      }
       if (verdict.result === 'reject') {
         rejected += 1;
         logger.info(
@@ -273,7 +284,8 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
       lifetime = new AbortController();
       key = keyPairFromSeed(secret);
       peerId = identityFromPublicKey(key.publicKey).peerId;
-      validator = gossipValidator({ verifier: envelopeVerifier(), maxMessageBytes });
+      // MESH-32: the replay cache starts empty, so what was signed before now is not taken.
+      validator = gossipValidator({ verifier: envelopeVerifier(), maxMessageBytes, notBefore: Date.now() });
       const { createMeshPeer, dialAddress } = await import('./mesh-peer.js');
       peer = await createMeshPeer({
         seed: secret,
@@ -405,6 +417,7 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
           .map((topic) => ({ topic, meshPeers: pubsub.getMeshPeers(topic).length })),
         accepted,
         rejected,
+        stale,
         ignored: graylist?.ignoredMessages ?? 0,
         scoreThresholds: { gossip: gossipThreshold, publish: publishThreshold, graylist: graylistThreshold },
       };
