@@ -25,6 +25,7 @@ import { attachMeshDht, type MeshDht } from './mesh-dht.js';
 import { watchGraylist, type GraylistWatch } from './graylist-watch.js';
 import { MESH_SCORE_THRESHOLDS, scoreTopic } from './mesh-scoring.js';
 import { CAPABILITIES_PREFIX, capabilitiesTopic, isMeshTopic } from './mesh-topics.js';
+import { redialCandidates, redialIntervalMs, redialRound } from './redial.js';
 
 /** The options of the mesh (the `mesh:` section of plexus.yaml). */
 export interface MeshOptions {
@@ -350,7 +351,35 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
           }),
         );
       }
+      // MESH-34: bootstrap and known peers whose connections were lost are dialled again (the
+      // reconnect queue of libp2p gives up after a few tries, and only on DHT-close peers).
+      let redialing = false;
+      let round = 0;
+      const redial = (): void => {
+        if (redialing || signal.aborted) return;
+        const candidates = redialCandidates(options.bootstrap ?? [], known, peerId ?? '');
+        const addresses = redialRound(
+          candidates,
+          (id) => started.getConnections().some((c) => c.remotePeer.toString() === id),
+          round++,
+        );
+        if (addresses.length === 0) return;
+        redialing = true;
+        const each = addresses.map((address) =>
+          dialAddress(started, address, AbortSignal.any([signal, AbortSignal.timeout(10_000)])).catch(
+            (error: unknown) => {
+              logger.debug?.({ address, err: toPlexusError(error).message }, 'mesh redial failed');
+            },
+          ),
+        );
+        track(
+          Promise.all(each).finally(() => {
+            redialing = false;
+          }),
+        );
+      };
       timers.push(
+        setInterval(redial, redialIntervalMs(heartbeatMs)),
         setInterval(() => {
           track(gossip?.publishFull('heartbeat') ?? Promise.resolve());
         }, heartbeatMs),
