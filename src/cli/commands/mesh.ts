@@ -26,6 +26,7 @@ interface ShownStatus {
   readonly accepted: number;
   readonly rejected: number;
   readonly ignored?: number;
+  readonly stale?: number;
 }
 
 /** Adds `mesh status` to the program. */
@@ -57,6 +58,10 @@ export function registerMesh(program: Command, io: CliIo): void {
       for (const t of body.topics) io.stdout(`topic     ${t.topic}  mesh ${String(t.meshPeers)}\n`);
       const ignored =
         body.ignored === undefined ? '' : `, ${String(body.ignored)} ignored (graylisted senders)`;
-      io.stdout(`gossip    ${String(body.accepted)} accepted, ${String(body.rejected)} rejected${ignored}\n`);
+      const stale =
+        body.stale === undefined ? '' : `, ${String(body.stale)} stale (signed before this node started)`;
+      io.stdout(
+        `gossip    ${String(body.accepted)} accepted, ${String(body.rejected)} rejected${ignored}${stale}\n`,
+      );
     });
 }

@@ -1,6 +1,6 @@
 /**
  * The two kinds of A2A endpoint a node serves (docs/decisions/a2a.md A2A-2): the node's
- * (`/a2a`: every local agent's verbs) and one local agent's (`/agents/{id}/a2a`), each with the
+ * (`/a2a`: every local agent's verbs, and remote agents by name, MESH-33) and one local agent's (`/agents/{id}/a2a`), each with the
  * cards a message may name and its A2A card. Both bindings (JSON-RPC and HTTP+JSON) use them.
  */
 import type { FastifyRequest } from 'fastify';
@@ -10,7 +10,14 @@ import { agentA2aCard, nodeA2aCard, type A2aCard } from './a2a-card.js';
 
 /** One endpoint: the agents a message may name there, and its card. */
 export interface A2aEndpoint {
+  /** The endpoint's own agents: its skills. */
   cards(): readonly AgentCard[];
+  /**
+   * Remote agents a message may also name explicitly (by `verb` or `skill`) when no agent of the
+   * endpoint offers the name: on the node endpoint, those learned from peers and the mesh
+   * (MESH-33); none elsewhere.
+   */
+  reachable(): readonly AgentCard[];
   card(): A2aCard;
 }
 
@@ -28,6 +35,7 @@ export function nodeEndpoint(runtime: Runtime, nodeId: string, baseUrl: string):
   const { registry } = runtime.agents;
   return {
     cards: () => registry.list().filter(isLocal),
+    reachable: () => registry.list().filter((card) => !isLocal(card)),
     card: () => nodeA2aCard(nodeId, registry.list(), baseUrl),
   };
 }
@@ -43,6 +51,7 @@ export function agentEndpoint(runtime: Runtime, agentId: string, baseUrl: string
       const card = current();
       return card === undefined ? [] : [card];
     },
+    reachable: () => [],
     card: () => agentA2aCard(current() ?? agent, baseUrl),
   };
 }

@@ -95,6 +95,8 @@ export interface JobTaskHandlerInit {
   readonly runtime: Runtime;
   /** The cards of the endpoint's agents (the node's local agents, or one agent). */
   cards(): readonly AgentCard[];
+  /** Remote cards a message may name when the endpoint's own do not offer the name (MESH-33). */
+  reachable?(): readonly AgentCard[];
   /** The endpoint's A2A card in the SDK's form. */
   agentCard(): SdkAgentCard;
   /** Push notification configs and where they may point; absent = not supported. */
@@ -163,7 +165,7 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
     const { principal } = caller;
     let call;
     try {
-      call = messageCall(sent, init.cards());
+      call = messageCall(sent, init.cards(), init.reachable?.() ?? []);
     } catch (error) {
       throw a2aErrorOf(error);
     }

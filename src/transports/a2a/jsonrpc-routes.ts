@@ -107,6 +107,7 @@ export function registerA2aRpcRoutes(app: FastifyInstance, init: A2aRpcRoutesIni
       jobTaskHandler({
         runtime,
         cards: () => endpoint.cards(),
+        reachable: () => endpoint.reachable(),
         agentCard: () => SdkAgentCardCodec.fromJSON(endpoint.card()),
         ...(init.push === undefined ? {} : { push: init.push }),
       }),

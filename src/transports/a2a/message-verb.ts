@@ -11,7 +11,10 @@
  *    field, when there is exactly one.
  *
  * A name is a skill id (`<agent id>/<verb>`) or a verb name; a verb name offered by one agent of
- * the endpoint goes to it, one offered by several goes to the router (`capability:<verb>`).
+ * the endpoint goes to it, one offered by several goes to the router (`capability:<verb>`). A
+ * name (rules 1 and 2) that no agent of the endpoint offers is looked up the same way among the
+ * remote agents the endpoint can reach (MESH-33), so a node on the mesh forwards it; the text
+ * rule (3) stays with the endpoint's own agents.
  * Anything else is `INVALID_PARAMS` saying how to name a skill.
  */
 import type { Message, Part } from '@a2a-js/sdk';
@@ -77,7 +80,20 @@ function unknownSkill(name: string, cards: readonly AgentCard[]): PlexusError {
   );
 }
 
-function resolveName(name: string, cards: readonly AgentCard[]): Named {
+function resolveName(name: string, cards: readonly AgentCard[], reachable: readonly AgentCard[] = []): Named {
+  try {
+    return resolveAmong(name, cards);
+  } catch (error) {
+    if (reachable.length === 0) throw error;
+    try {
+      return resolveAmong(name, reachable);
+    } catch {
+      throw error; // the endpoint's own skills are the ones worth listing
+    }
+  }
+}
+
+function resolveAmong(name: string, cards: readonly AgentCard[]): Named {
   const slash = name.indexOf('/');
   if (slash > 0) {
     const card = cards.find((c) => c.id === name.slice(0, slash));
@@ -117,10 +133,15 @@ function metadataSkill(message: Message): string | undefined {
 }
 
 /**
- * The call `message` asks for among the verbs of `cards` (the endpoint's agents).
+ * The call `message` asks for among the verbs of `cards` (the endpoint's agents), and for a name
+ * none of them offers, among `reachable` (remote agents).
  * @throws PlexusError `INVALID_PARAMS` (`details.parameter`) when it names no verb of them.
  */
-export function messageCall(message: Message, cards: readonly AgentCard[]): MessageCall {
+export function messageCall(
+  message: Message,
+  cards: readonly AgentCard[],
+  reachable: readonly AgentCard[] = [],
+): MessageCall {
   const parts = message.parts;
   if (parts.length === 0) {
     throw new PlexusError('INVALID_PARAMS', 'the message has no parts', { details: { parameter: 'parts' } });
@@ -129,7 +150,7 @@ export function messageCall(message: Message, cards: readonly AgentCard[]): Mess
     const data = partData(part);
     if (isJsonObject(data ?? null) && typeof (data as Record<string, unknown>)['verb'] === 'string') {
       const d = data as Record<string, JsonValue>;
-      const named = resolveName(d['verb'] as string, cards);
+      const named = resolveName(d['verb'] as string, cards, reachable);
       return { to: named.to, verb: named.verb, input: d['input'] ?? {} };
     }
   }
@@ -143,7 +164,7 @@ export function messageCall(message: Message, cards: readonly AgentCard[]): Mess
   });
   const skill = metadataSkill(message);
   if (skill !== undefined) {
-    const named = resolveName(skill, cards);
+    const named = resolveName(skill, cards, reachable);
     const [data] = datas;
     if (data !== undefined && datas.length === 1 && texts.length === 0)
       return { to: named.to, verb: named.verb, input: data };

@@ -258,6 +258,7 @@ export function registerA2aRestRoutes(app: FastifyInstance, init: A2aRestRoutesI
     const handler = jobTaskHandler({
       runtime,
       cards: () => endpoint.cards(),
+      reachable: () => endpoint.reachable(),
       agentCard: () => SdkAgentCardCodec.fromJSON(endpoint.card()),
       ...(init.push === undefined ? {} : { push: init.push }),
     });

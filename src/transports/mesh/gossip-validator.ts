@@ -5,7 +5,10 @@
  * not one of the six, not JSON, malformed, signed for another domain (`dom` ≠ topic), signed
  * outside the time window, a nonce seen before, signed by a key that `from` does not name,
  * signed by another key than the gossip message's originator, or on a capability topic of
- * another peer, or whose payload fails the topic's own check (trajectories).
+ * another peer, or whose payload fails the topic's own check (trajectories). A valid message
+ * signed before the node started (`notBefore`) is ignored, not accepted (MESH-32): the replay
+ * cache is in memory, so it could be a replay of a message seen before a restart; ignoring it
+ * does not lower the score of an honest peer whose message was under way during the restart.
  */
 import { toPlexusError } from '../../core/errors.js';
 import type { JsonValue } from '../../core/json.js';
@@ -19,7 +22,7 @@ export type GossipVerdict =
       readonly envelope: SignedEnvelope;
       readonly signer: KeyIdentity;
     }
-  | { readonly result: 'reject'; readonly code: string; readonly reason: string };
+  | { readonly result: 'reject' | 'ignore'; readonly code: string; readonly reason: string };
 
 /** Options of {@link gossipValidator}. */
 export interface GossipValidatorInit {
@@ -36,6 +39,11 @@ export interface GossipValidatorInit {
     d: JsonValue,
     signer: string,
   ) => { readonly code: string; readonly reason: string } | undefined;
+  /**
+   * Messages signed (`ts`) before this, Unix ms, are ignored even when valid: the node's start
+   * (MESH-32). @default no bound
+   */
+  readonly notBefore?: number;
 }
 
 /** Judges gossip messages. */
@@ -90,6 +98,13 @@ export function gossipValidator(init: GossipValidatorInit): GossipValidator {
       }
       const problem = init.payloadCheck?.(topic, envelope.d, signer.peerId);
       if (problem !== undefined) return reject(problem.code, problem.reason);
+      if (init.notBefore !== undefined && envelope.ts < init.notBefore) {
+        return {
+          result: 'ignore',
+          code: 'SIGNATURE_EXPIRED',
+          reason: `signed at ${envelope.ts}, before this node started (${init.notBefore}); it may be a replay of a message seen before a restart`,
+        };
+      }
       return { result: 'accept', envelope, signer };
     },
   };

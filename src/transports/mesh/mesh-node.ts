@@ -27,6 +27,7 @@ import { MESH_SCORE_THRESHOLDS, scoreTopic } from './mesh-scoring.js';
 import { CAPABILITIES_PREFIX, capabilitiesTopic, isMeshTopic } from './mesh-topics.js';
 import { isTrajectoryTopic, trajectoryProblem } from './trajectory-gossip.js';
 import { trajectoryTopic, type TrajectoryPublisher } from '../../primitives/improving/index.js';
+import { redialCandidates, redialIntervalMs, redialRound } from './redial.js';
 
 /** The options of the mesh (the `mesh:` section of plexus.yaml). */
 export interface MeshOptions {
@@ -95,6 +96,8 @@ export interface MeshStatus {
   readonly accepted: number;
   /** Gossip messages the validator rejected since start. */
   readonly rejected: number;
+  /** Valid gossip messages ignored since start because they were signed before it (MESH-32). */
+  readonly stale: number;
   /** Gossip messages ignored unread since start, their senders being graylisted. */
   readonly ignored: number;
   /** The score thresholds peers are judged by (MESH-26). */
@@ -137,6 +140,7 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
   const background = new Set<Promise<unknown>>();
   const subscribed = new Set<string>();
   let rejected = 0;
+  let stale = 0;
   let accepted = 0;
   let known: KnownPeer[] = [];
   let gossip: CapabilityGossip | undefined;
@@ -243,6 +247,14 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
         return 'reject' as never;
       }
       const verdict = validator.validate(msg.topic, msg.data, msg.from.toString());
+      if (verdict.result === 'ignore') {
+        stale += 1;
+        logger.debug?.(
+          { topic, from: msg.from.toString(), code: verdict.code, why: verdict.reason },
+          'gossip ignored',
+        );
+        return 'ignore' as never;
+      }
       if (verdict.result === 'reject') {
         rejected += 1;
         logger.info(
@@ -331,9 +343,11 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
       lifetime = new AbortController();
       key = keyPairFromSeed(secret);
       peerId = identityFromPublicKey(key.publicKey).peerId;
+      // MESH-32: the replay cache starts empty, so what was signed before now is not taken.
       validator = gossipValidator({
         verifier: envelopeVerifier(),
         maxMessageBytes,
+        notBefore: Date.now(),
         payloadCheck: (topic, d, signer) => {
           if (!isTrajectoryTopic(topic)) return undefined;
           const reason = trajectoryProblem(topic, d, signer);
@@ -410,7 +424,35 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
           }),
         );
       }
+      // MESH-34: bootstrap and known peers whose connections were lost are dialled again (the
+      // reconnect queue of libp2p gives up after a few tries, and only on DHT-close peers).
+      let redialing = false;
+      let round = 0;
+      const redial = (): void => {
+        if (redialing || signal.aborted) return;
+        const candidates = redialCandidates(options.bootstrap ?? [], known, peerId ?? '');
+        const addresses = redialRound(
+          candidates,
+          (id) => started.getConnections().some((c) => c.remotePeer.toString() === id),
+          round++,
+        );
+        if (addresses.length === 0) return;
+        redialing = true;
+        const each = addresses.map((address) =>
+          dialAddress(started, address, AbortSignal.any([signal, AbortSignal.timeout(10_000)])).catch(
+            (error: unknown) => {
+              logger.debug?.({ address, err: toPlexusError(error).message }, 'mesh redial failed');
+            },
+          ),
+        );
+        track(
+          Promise.all(each).finally(() => {
+            redialing = false;
+          }),
+        );
+      };
       timers.push(
+        setInterval(redial, redialIntervalMs(heartbeatMs)),
         setInterval(() => {
           track(gossip?.publishFull('heartbeat') ?? Promise.resolve());
         }, heartbeatMs),
@@ -479,6 +521,7 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
           .map((topic) => ({ topic, meshPeers: pubsub.getMeshPeers(topic).length })),
         accepted,
         rejected,
+        stale,
         ignored: graylist?.ignoredMessages ?? 0,
         scoreThresholds: { gossip: gossipThreshold, publish: publishThreshold, graylist: graylistThreshold },
       };

@@ -53,6 +53,41 @@ describe('the gossip validator', () => {
     expect(fresh().validate(TOPIC, bytes(ahead), peerId)).toMatchObject({ code: 'SIGNATURE_EXPIRED' });
   });
 
+  it('ignores (never accepts, never rejects) a valid message signed before its start (MESH-32)', () => {
+    const started = Date.now();
+    const validator = gossipValidator({
+      verifier: envelopeVerifier(),
+      maxMessageBytes: 4096,
+      notBefore: started,
+    });
+    const before = bytes(signed({ n: 1 }, TOPIC, key, () => started - 1000));
+    expect(validator.validate(TOPIC, before, peerId)).toMatchObject({
+      result: 'ignore',
+      code: 'SIGNATURE_EXPIRED',
+    });
+    // its nonce is remembered: the same message again is a replay
+    expect(validator.validate(TOPIC, before, peerId)).toMatchObject({
+      result: 'reject',
+      code: 'SIGNATURE_REPLAYED',
+    });
+    // a forged or foreign one signed before the start is still rejected, so scored
+    expect(
+      validator.validate(
+        TOPIC,
+        bytes({ ...signed({ n: 2 }, TOPIC, key, () => started - 1000), d: 3 }),
+        peerId,
+      ),
+    ).toMatchObject({ result: 'reject', code: 'SIGNATURE_INVALID' });
+    const stranger = generateKeyPair();
+    expect(
+      validator.validate(TOPIC, bytes(signed({ n: 4 }, TOPIC, stranger, () => started - 1000)), peerId),
+    ).toMatchObject({ result: 'reject', code: 'SIGNER_MISMATCH' });
+    // what is signed from the start on is accepted
+    expect(validator.validate(TOPIC, bytes(signed({ n: 5 }, TOPIC, key, () => started)), peerId).result).toBe(
+      'accept',
+    );
+  });
+
   it('rejects a replayed nonce', () => {
     const validator = fresh();
     const env = bytes(signed({ once: true }));
