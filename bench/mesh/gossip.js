@@ -120,6 +120,19 @@ export async function gossipBench(peers, random, opts) {
     rows[row].sent.clear(); // late copies of warm-up messages are not samples
   }
 
+  // Connections closed and opened during the phases (0 on a healthy run): on an overloaded
+  // process the connection monitor aborts connections whose heartbeat is late, and the
+  // re-dials (Noise handshakes) then compete with the messages.
+  const churn = { closed: 0, opened: 0 };
+  for (const { peer } of peers) {
+    peer.addEventListener('connection:close', () => {
+      if (measuring) churn.closed += 1;
+    });
+    peer.addEventListener('connection:open', () => {
+      if (measuring) churn.opened += 1;
+    });
+  }
+
   const phase = async (row) => {
     const r = rows[row];
     const seqs = [];
@@ -164,5 +177,10 @@ export async function gossipBench(peers, random, opts) {
     peer.services.pubsub.unsubscribe(RAW_TOPIC);
     peer.services.pubsub.unsubscribe(PLEXUS_TOPIC);
   }
-  return { raw, plexus, ratioP99: raw.p99Ms ? Number((plexus.p99Ms / raw.p99Ms).toFixed(2)) : null };
+  return {
+    raw,
+    plexus,
+    connectionsDuringPhases: churn,
+    ratioP99: raw.p99Ms ? Number((plexus.p99Ms / raw.p99Ms).toFixed(2)) : null,
+  };
 }
