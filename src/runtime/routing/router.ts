@@ -84,7 +84,9 @@ function placeholderCard(
   verb: string,
   extension = REMOTE_PEER_EXTENSION,
 ): Candidate {
-  const capability: AgentCapability = { verb, input: {}, output: {} };
+  // `true`, not `{}`: the same "anything" as a schema, but the validator's compile cache is
+  // keyed by schema object, so a fresh `{}` per request was compiled by Ajv on every call (MESH-37)
+  const capability: AgentCapability = { verb, input: true, output: true };
   const card: AgentCard = {
     id,
     name: id,

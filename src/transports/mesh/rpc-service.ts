@@ -82,6 +82,7 @@ export function meshRpc(components: FaceComponents, init: MeshRpcInit = {}): Mes
         return running.dialProtocol(peerIdFromString(peerId), protocol, {
           signal,
           maxOutboundStreams: RPC_MAX_STREAMS,
+          negotiateFully: false,
         });
       };
     },

@@ -12,7 +12,7 @@ import type { Node } from '../../../src/node/index.js';
 import { TARGET_EXTENSION } from '../../../src/runtime/routing/index.js';
 import { agent, request } from '../../runtime/helpers.js';
 import { until } from '../../support/until.js';
-import { meshAddress, meshNode, meshStatus, runCleanups } from './rpc-helpers.js';
+import { harness, meshAddress, meshNode, meshStatus, runCleanups } from './rpc-helpers.js';
 
 afterEach(runCleanups);
 
@@ -66,6 +66,19 @@ describe('mesh rpc between two nodes', () => {
     const gone = await call(near, 'worker', 4);
     expect(gone.envelope.kind).toBe('error');
     expect((gone.envelope.data as unknown as ErrorData).code).toBe('PEER_UNAVAILABLE');
+  });
+
+  it('answers PEER_UNAVAILABLE for a connected peer that does not speak the rpc protocol (MESH-36)', async () => {
+    // The call frame rides with the protocol name (lazy negotiation): the refusal of the
+    // protocol arrives on the first read, and is a failure to deliver like a failed dial.
+    const near = await meshNode();
+    // a libp2p peer of the test's own, connected to the node, serving no rpc protocol
+    const mute = await harness(await meshAddress(near));
+    const answer = await call(near, 'capability:demo.work', 1, `p2p://${mute.peerId}/worker`);
+    expect(answer.envelope.kind).toBe('error');
+    const error = answer.envelope.data as unknown as ErrorData;
+    expect(error.code).toBe('PEER_UNAVAILABLE');
+    expect(error.message).toContain(mute.peerId);
   });
 
   it('is refused by a node that requires auth unless the caller is a trusted peer', async () => {
