@@ -32,6 +32,7 @@ export const PLEXUS_HTTP = 'Plexus HTTP POST /v1/execute';
 export const PLEXUS_WS = 'Plexus WS JSON-RPC';
 export const PLEXUS_A2A = 'Plexus A2A JSON-RPC SendMessage';
 export const PLEXUS_HTTP_TRACED = 'Plexus HTTP POST /v1/execute, traced (OTLP, 100%)';
+export const PLEXUS_HTTP_BARE = 'Plexus HTTP POST /v1/execute, no metrics, no tracing';
 export const PLEXUS_MCP_JSON = 'Plexus MCP, stateful, JSON replies';
 export const PLEXUS_MCP_SSE = 'Plexus MCP, stateful, SSE replies';
 /** The demo echo agent's tool on the MCP face (`agentName.verb`); its input is wrapped in `input`. */
@@ -43,6 +44,9 @@ const A2A_SDK = 'A2A SDK, JSON-RPC SendMessage';
 const NODE_READY = { readyTimeoutMs: 60_000 };
 const plexusNode = () =>
   startServerProcess(new URL('./node/servers/plexus-node.js', import.meta.url), [], NODE_READY);
+/** The same node with no instrumentation at all: no meters, no tracer (OBS-50). */
+const barePlexusNode = () =>
+  startServerProcess(new URL('./node/servers/plexus-node.js', import.meta.url), ['--bare'], NODE_READY);
 /** The same node with tracing exported at 100% sampling to a local OTLP receiver. */
 const tracedPlexusNode = () =>
   startServerProcess(new URL('./node/servers/plexus-node.js', import.meta.url), ['--traced'], NODE_READY);
@@ -66,6 +70,15 @@ export const subjects = [
     makeRequest: esrpEchoRequest,
     check: esrpEchoCheck,
     note: 'sync ESRP request for echo.echo (payload as the JSON input `input`); checked: status succeeded, same request_id, output `result` = the payload',
+  },
+  {
+    name: PLEXUS_HTTP_BARE,
+    start: barePlexusNode,
+    client: 'http',
+    path: '/v1/execute',
+    makeRequest: esrpEchoRequest,
+    check: esrpEchoCheck,
+    note: 'as the first Plexus row, with observability compiled in but switched off: metrics.enabled false, no tracing (the no-op observer); the baseline of the cost of metrics and of tracing with the exporter off',
   },
   {
     name: PLEXUS_HTTP_TRACED,
@@ -155,6 +168,19 @@ export const targets = [
     label: '>= 20x the MCP SDK over Streamable HTTP',
     transport: TRANSPORT[subject],
   })),
+  {
+    subject: PLEXUS_HTTP,
+    baseline: PLEXUS_HTTP_BARE,
+    min: 0.98,
+    label:
+      'with the exporter off (the default: meters on, no tracer) observability costs <= 2% of throughput',
+  },
+  {
+    subject: PLEXUS_HTTP_TRACED,
+    baseline: PLEXUS_HTTP_BARE,
+    min: 0.9,
+    label: 'tracing exported at 100% and metrics on cost <= 10% of throughput against both off',
+  },
   {
     subject: PLEXUS_HTTP_TRACED,
     baseline: PLEXUS_HTTP,

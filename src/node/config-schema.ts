@@ -256,6 +256,7 @@ export const limitsSchema = section({
 
 /** `metrics:`: `GET /metrics` (docs/observability.md). */
 export const metricsSchema = section({
+  enabled: flag().optional(),
   public: flag().optional(),
   maxVerbs: whole(1, 100_000).optional(),
   maxTenants: whole(1, 100_000).optional(),

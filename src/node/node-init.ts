@@ -108,9 +108,10 @@ export interface NodeInit {
   /** Most requests in flight on one connection (TCP or WebSocket); more are answered 429 / −32003. @default 32 */
   readonly maxInFlightPerConnection?: LimitsConfig['maxInFlightPerConnection'];
   /**
-   * `GET /metrics` (docs/observability.md): `public` serves it without a credential;
-   * `maxVerbs` / `maxTenants` cap the distinct `verb` / `tenant` label values (the rest count
-   * as `other`). @default { public: false, maxVerbs: 200, maxTenants: 200 }
+   * `GET /metrics` (docs/observability.md): `enabled: false` keeps no meters at all (the
+   * scrape answers 404); `public` serves it without a credential; `maxVerbs` / `maxTenants` cap
+   * the distinct `verb` / `tenant` label values (the rest count as `other`).
+   * @default { enabled: true, public: false, maxVerbs: 200, maxTenants: 200 }
    */
   readonly metrics?: NodeConfig['metrics'];
   /**

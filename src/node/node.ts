@@ -241,11 +241,15 @@ export function createNode(init: NodeInit = {}): Node {
       });
     }
     // One registry per node (several nodes share a test process): docs/observability.md.
-    const metrics = nodeMetrics({
-      ...(init.metrics?.maxVerbs === undefined ? {} : { maxVerbs: init.metrics.maxVerbs }),
-      ...(init.metrics?.maxTenants === undefined ? {} : { maxTenants: init.metrics.maxTenants }),
-    });
-    const health = trackLogHealth(meteredLog(store.log, metrics));
+    // `metrics.enabled: false` makes none (OBS-50): no meters, no metered log or gate.
+    const metrics =
+      init.metrics?.enabled === false
+        ? undefined
+        : nodeMetrics({
+            ...(init.metrics?.maxVerbs === undefined ? {} : { maxVerbs: init.metrics.maxVerbs }),
+            ...(init.metrics?.maxTenants === undefined ? {} : { maxTenants: init.metrics.maxTenants }),
+          });
+    const health = trackLogHealth(metrics === undefined ? store.log : meteredLog(store.log, metrics));
     const log = health.log;
     // One tracer provider per node, never global (OBS-6); none at all when tracing is off (OBS-7).
     const tracing = nodeTracingOf(init, nodeId);
@@ -253,7 +257,7 @@ export function createNode(init: NodeInit = {}): Node {
     // The runtime's spans feed the meters, with a logger the invocation and routing lines, and
     // with tracing on the exported spans.
     const observer = teeObserver(
-      metrics.observer,
+      ...(metrics === undefined ? [] : [metrics.observer]),
       ...(logger === silentLogger ? [] : [invocationLogObserver(logger)]),
       ...(tracing === undefined ? [] : [tracing.observer]),
     );
@@ -359,22 +363,20 @@ export function createNode(init: NodeInit = {}): Node {
         nodeSecret: () => new Uint8Array(key.key.secretKey),
         dataDir: options.dataDir,
         logger,
-        metrics,
+        ...(metrics === undefined ? {} : { metrics }),
         ...(tracing === undefined ? {} : { tracing: tracing.observer }),
         routeTransports: remote.transports,
         ...(hyperspace.trajectories === undefined ? {} : { trajectories: hyperspace.trajectories }),
         ...(capabilities === undefined ? {} : { capabilities: capabilities.gate }),
       };
       // Load shedding: bounds on work in flight, checked before any face decodes a request.
-      const gate = meteredAdmission(
-        admission({
-          ...(init.maxInFlight === undefined ? {} : { maxInFlight: init.maxInFlight }),
-          ...(init.maxInFlightPerConnection === undefined
-            ? {}
-            : { maxInFlightPerConnection: init.maxInFlightPerConnection }),
-        }),
-        metrics,
-      );
+      const bare = admission({
+        ...(init.maxInFlight === undefined ? {} : { maxInFlight: init.maxInFlight }),
+        ...(init.maxInFlightPerConnection === undefined
+          ? {}
+          : { maxInFlightPerConnection: init.maxInFlightPerConnection }),
+      });
+      const gate = metrics === undefined ? bare : meteredAdmission(bare, metrics);
       const faces = faceHost({
         components,
         bodyLimitBytes: options.bodyLimitBytes,

@@ -115,6 +115,38 @@ for (const backend of LOG_BACKENDS) {
       expect([...first.jobs.map((j) => j.id), ...rest]).toEqual([...ids].reverse());
     });
 
+    it('pages from its submit-order index as jobs arrive, finish and retire after it was built (OBS-52)', async () => {
+      const ids = await withJobs(10, 5);
+      // the first listing builds the index; everything after is appended to it or retired from it
+      expect((await h!.runtime.jobs.list({ limit: 3 })).jobs.map((j) => j.id)).toEqual(
+        ids.slice(-3).reverse(),
+      );
+      const slow = await h!.runtime.submit(request('demo.slow', {}), { face: 'test' });
+      for (let i = 0; i < 1100; i++) {
+        const verb = VERBS[i % VERBS.length] as string;
+        const { job } = await h!.runtime.invoke(request(verb, { late: i }, `capability:${verb}`), {
+          face: 'test',
+        });
+        ids.push(job!.id);
+        if (i === 500) {
+          // a listing mid-way: many retired ids to skip, then the compaction of the index
+          const page = await h!.runtime.jobs.list({ limit: 4 });
+          expect(page.jobs.map((j) => j.id)).toEqual(ids.slice(-4).reverse());
+        }
+      }
+      expect(h!.runtime.views.jobs.state().size).toBe(6); // 5 finished + the slow one
+      const newest = await h!.runtime.jobs.list({ limit: 6 });
+      expect(newest.jobs.map((j) => j.id)).toEqual(ids.slice(-6).reverse());
+      const failed = await allPages(h!, { states: ['FAILED'], limit: 50 });
+      const boom = ids.filter((_, i) => (i < 10 ? i : i - 10) % VERBS.length === 3); // demo.boom
+      expect(failed.jobs.map((j) => j.id)).toEqual([...boom].reverse());
+      const unfinished = await h!.runtime.jobs.list({ states: ['SUBMITTED', 'WORKING'] });
+      expect(unfinished.jobs.map((j) => j.id)).toEqual([slow.job.id]);
+      const { jobs } = await allPages(h!, { limit: 200 });
+      expect(jobs).toHaveLength(ids.length + 1);
+      expect(jobs.filter((j) => j.id !== slow.job.id).map((j) => j.id)).toEqual([...ids].reverse());
+    }, 120_000);
+
     it('filters by state, verb (exact and prefix) and since, in and beyond the retained jobs', async () => {
       const ids = await withJobs(16, 3);
       const all = await Promise.all(ids.map((id) => h!.runtime.jobs.get(id)));

@@ -6,6 +6,11 @@
 // With the argument `--traced`: tracing on at 100% sampling, exported over OTLP/HTTP JSON to a
 // receiver in this process (a node:http server that reads each batch and answers 200), so the
 // figure includes building, batching, serialising and sending every span.
+// With the argument `--bare`: no instrumentation at all — `metrics.enabled: false` (no meters,
+// no timed log appends, no metered admission gate) and no tracing, so the runtime's observer is
+// the no-op one (OBS-50). The default node (no argument) is what a user runs: meters on, tracing
+// off; the difference between the two rows is the whole cost of observability with the
+// exporter off.
 import { rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -20,6 +25,7 @@ const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
 process.on('exit', removeDataDir);
 
 const traced = process.argv.includes('--traced');
+const bare = process.argv.includes('--bare');
 /** @type {import('node:http').Server | undefined} */
 let receiver;
 /** @type {{ endpoint: string, sampling: number } | undefined} */
@@ -43,6 +49,7 @@ const node = createNode({
   dev: true,
   demo: true,
   ...(tracing === undefined ? {} : { tracing }),
+  ...(bare ? { metrics: { enabled: false } } : {}),
 });
 await node.start();
 announce(node.port, {

@@ -1,7 +1,9 @@
 /**
  * The Prometheus meters of one node (issue 16 item 2; docs/observability.md): one prom-client
  * `Registry` per node (never the global one: several nodes share a test process), the eight
- * meters of seed 002 §7.2 by their names and labels, and the node's own health meters.
+ * meters of seed 002 §7.2 by their names and labels, and the node's own health meters. The
+ * two meters with a series per verb × tenant are kept in tables rendered straight to text
+ * (`series-table.ts`, OBS-51), so a scrape of a node with many verbs and tenants stays fast.
  *
  * The numbers come from seams that already exist: the runtime's observer (an
  * {@link INVOCATION_SPAN} per invocation), the event log's appends and the admission gate
@@ -18,6 +20,7 @@ import {
 } from '../span-names.js';
 import { ATTR_LLM_MODEL, ATTR_LLM_TOKENS_INPUT, ATTR_LLM_TOKENS_OUTPUT } from '../tracing/span-attributes.js';
 import { labelCap } from './label-cap.js';
+import { counterTable, histogramTable } from './series-table.js';
 
 /** Options of {@link nodeMetrics}. */
 export interface NodeMetricsInit {
@@ -59,9 +62,27 @@ export interface MetricsObserver {
   count(name: string, attributes?: Attributes, value?: number): void;
 }
 
+/** The node-wide figures of {@link NodeMetrics.overview}. */
+export interface MetricsOverview {
+  /** Invocations ended, and those that ended in an error. */
+  readonly invocations: number;
+  readonly errors: number;
+  /** Their durations: count, sum and the cumulative count per upper bound (the last `Infinity`). */
+  readonly duration: {
+    readonly count: number;
+    readonly sumSeconds: number;
+    readonly buckets: readonly (readonly [number, number])[];
+  };
+  /** Requests shed so far. */
+  readonly shed: number;
+  /** The in-flight gauges, read now. */
+  readonly invocationsInFlight: number;
+  readonly requestsInFlight: number;
+}
+
 /** The meters of one node. */
 export interface NodeMetrics {
-  /** The node's registry: what `GET /metrics` renders. */
+  /** The registry of the node's low-cardinality meters (the invocation meters are kept apart, OBS-51). */
   readonly registry: Registry;
   /** Hand this to the runtime as its observer. */
   readonly observer: MetricsObserver;
@@ -75,6 +96,8 @@ export interface NodeMetrics {
   mcpToolCall(tool: string, status: string, seconds: number): void;
   /** The text of a scrape. */
   render(): Promise<string>;
+  /** The node-wide figures the dashboard charts (every verb and tenant added up). */
+  overview(): MetricsOverview;
   /** The content type of {@link NodeMetrics.render}'s text. */
   readonly contentType: string;
 }
@@ -109,19 +132,20 @@ export function nodeMetrics(init: NodeMetricsInit = {}): NodeMetrics {
   const registers = [registry];
 
   // ---- seed 002 §7.2 ----
-  const invocations = new Counter({
+  // The two meters with a series per verb × tenant: rendered from tables of their own (OBS-51).
+  const invocations = counterTable({
     name: 'agentese_invocations_total',
     help: 'Invocations by verb, tenant and status (success, or the error code).',
-    labelNames: ['verb', 'tenant', 'status'] as const,
-    registers,
+    labelNames: ['verb', 'tenant', 'status'],
   });
-  const duration = new Histogram({
-    name: 'agentese_invocation_duration_seconds',
-    help: 'Time from the runtime taking a request to its answer (sync) or the end of its job (async).',
-    labelNames: ['verb', 'tenant'] as const,
-    buckets: SECONDS,
-    registers,
-  });
+  const duration = histogramTable(
+    {
+      name: 'agentese_invocation_duration_seconds',
+      help: 'Time from the runtime taking a request to its answer (sync) or the end of its job (async).',
+      labelNames: ['verb', 'tenant'],
+    },
+    SECONDS,
+  );
   const effectOperations = new Counter({
     name: 'agentese_effect_operations_total',
     help: 'Declared effects (effect and resource) of the invocations that completed, each counted once per invocation.',
@@ -178,6 +202,7 @@ export function nodeMetrics(init: NodeMetricsInit = {}): NodeMetrics {
       if (inFlight !== undefined) this.set(inFlight());
     },
   });
+  let shedCount = 0;
   const shedTotal = new Counter({
     name: 'plexus_shed_requests_total',
     help: 'Requests refused by load shedding (429 / RATE_LIMITED).',
@@ -236,8 +261,8 @@ export function nodeMetrics(init: NodeMetricsInit = {}): NodeMetrics {
         const verb = verbs.of(String(attributes?.['verb'] ?? OTHER));
         const tenant = tenantLabel(attributes?.['tenant']);
         const seconds = (performance.now() - started) / 1000;
-        invocations.inc({ verb, tenant, status: error === undefined ? SUCCESS_STATUS : error.code });
-        duration.observe({ verb, tenant }, seconds);
+        invocations.inc([verb, tenant, error === undefined ? SUCCESS_STATUS : error.code]);
+        duration.observe([verb, tenant], seconds);
         const hit = end?.['cache_hit'];
         if (typeof hit === 'boolean') cacheOperations.inc({ verb, hit_miss: hit ? 'hit' : 'miss' });
         const effects = end?.['effects'];
@@ -293,6 +318,7 @@ export function nodeMetrics(init: NodeMetricsInit = {}): NodeMetrics {
       appendEvents.observe(events);
     },
     shed: () => {
+      shedCount++;
       shedTotal.inc();
     },
     inFlightFrom(read) {
@@ -303,7 +329,32 @@ export function nodeMetrics(init: NodeMetricsInit = {}): NodeMetrics {
       toolCalls.inc({ tool: label, status });
       toolSeconds.observe({ tool: label }, seconds);
     },
-    render: () => registry.metrics(),
+    async render() {
+      const out: string[] = [];
+      invocations.render(out);
+      out.push('');
+      duration.render(out);
+      out.push('', await registry.metrics());
+      return out.join('\n');
+    },
+    overview() {
+      const totals = duration.total();
+      return {
+        invocations: invocations.total(),
+        errors: invocations.total({ label: 'status', value: SUCCESS_STATUS }),
+        duration: {
+          count: totals.count,
+          sumSeconds: totals.sum,
+          buckets: [...SECONDS, Infinity].map((le, i): readonly [number, number] => [
+            le,
+            totals.buckets[i] ?? 0,
+          ]),
+        },
+        shed: shedCount,
+        invocationsInFlight: open,
+        requestsInFlight: inFlight === undefined ? 0 : inFlight(),
+      };
+    },
     contentType: registry.contentType,
   };
 }

@@ -16,7 +16,6 @@
  */
 import type { Event } from '../../core/records/event.js';
 import { dateTimeToEpochNanos } from '../../core/records/datetime.js';
-import { isTerminalJobState } from '../../core/records/job.js';
 import type { EventLog, SignalOptions } from '../../store/event-log.js';
 import type { ProjectionView } from '../../store/projection-view.js';
 import { decodeJobCursor, encodeJobCursor } from './job-cursor.js';
@@ -30,7 +29,13 @@ import {
   type JobPage,
 } from './job-list-query.js';
 import { RUNTIME_EVENTS } from '../events.js';
-import { jobEntryFromLog, type JobEntry, type JobsState } from './jobs-projection.js';
+import {
+  jobEntryFromLog,
+  jobsNewestFirst,
+  oldestFinishedSeq,
+  type JobEntry,
+  type JobsState,
+} from './jobs-projection.js';
 
 /** What the listing reads. */
 export interface JobListingComponents {
@@ -67,11 +72,7 @@ const WINDOW_TARGET = 1000;
 /** The smallest `seq` from which the projection holds every job (see the module comment). */
 function completeFrom(state: JobsState, unfinishedOnly: boolean): number {
   if (unfinishedOnly) return 0; // unfinished jobs are always kept
-  let floor = Infinity;
-  for (const entry of state.values()) {
-    if (isTerminalJobState(entry.job.state) && entry.lastSeq < floor) floor = entry.lastSeq;
-  }
-  return floor === Infinity ? 0 : floor; // nothing finished yet: nothing was ever dropped
+  return oldestFinishedSeq(state) ?? 0; // nothing finished yet: nothing was ever dropped
 }
 
 /** The `job.submitted` events with `seq` in (lo, hi], oldest first. */
@@ -135,19 +136,23 @@ export async function listJobs(
     ...(next === undefined ? {} : { nextCursor: encodeJobCursor(next, q) }),
   });
 
-  // 1. The part of the range the projection holds completely (one synchronous pass).
+  // 1. The part of the range the projection holds completely: its jobs newest first, from the
+  //    bound down (its submit-order index, OBS-52), until the page is full (one synchronous walk).
   const state = jobs.state();
   const floor = completeFrom(state, q.unfinishedOnly);
   const recent: JobEntry[] = [];
-  for (const entry of state.values()) {
-    if (entry.firstSeq < bound && entry.firstSeq >= floor && jobMatches(q, entry.job)) recent.push(entry);
+  let more = floor > 1;
+  for (const entry of jobsNewestFirst(state, bound)) {
+    if (entry.firstSeq < floor) break;
+    if (!jobMatches(q, entry.job)) continue;
+    if (recent.length === q.limit) {
+      more = true; // one more match below the page
+      break;
+    }
+    recent.push(entry);
   }
-  recent.sort((a, b) => b.firstSeq - a.firstSeq);
   const lastRecent = recent[q.limit - 1];
-  if (lastRecent !== undefined) {
-    const more = recent.length > q.limit || floor > 1;
-    return page(recent.slice(0, q.limit), more ? lastRecent.firstSeq : undefined);
-  }
+  if (lastRecent !== undefined) return page(recent, more ? lastRecent.firstSeq : undefined);
 
   // 2. Older jobs: walk the log's job.submitted events backwards below min(bound, floor).
   const items = recent;

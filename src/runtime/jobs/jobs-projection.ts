@@ -94,6 +94,82 @@ function retire(state: JobsState, id: string, retain: number): void {
   }
 }
 
+/**
+ * The jobs of a state in the order they were submitted (ascending `firstSeq`), kept beside the
+ * state like {@link FINISHED}: the listing's index (OBS-52), so a page is a binary search and a
+ * walk backwards instead of a pass over every job and a sort. Built from the state on first
+ * use; from then on a job submitted is appended (`firstSeq` only grows: events apply in log
+ * order) and a job retired is skipped when met, the array compacted once half of it is gone.
+ */
+interface SubmitOrder {
+  ids: string[];
+  seqs: number[];
+}
+
+const SUBMITTED = new WeakMap<JobsState, SubmitOrder>();
+
+function submitOrder(state: JobsState): SubmitOrder {
+  let order = SUBMITTED.get(state);
+  if (order === undefined) {
+    const entries = [...state.values()].sort((a, b) => a.firstSeq - b.firstSeq);
+    order = { ids: entries.map((e) => e.job.id), seqs: entries.map((e) => e.firstSeq) };
+    SUBMITTED.set(state, order);
+  } else if (order.ids.length > 1024 && order.ids.length > 2 * state.size) {
+    const ids: string[] = [];
+    const seqs: number[] = [];
+    order.ids.forEach((id, i) => {
+      if (state.has(id)) {
+        ids.push(id);
+        seqs.push(order?.seqs[i] as number);
+      }
+    });
+    order.ids = ids;
+    order.seqs = seqs;
+  }
+  return order;
+}
+
+/**
+ * The jobs of `state` submitted before `below` (`firstSeq < below`), newest first, without
+ * looking at any job submitted later.
+ */
+export function* jobsNewestFirst(state: JobsState, below: number): Generator<JobEntry, void, undefined> {
+  const { ids, seqs } = submitOrder(state);
+  let lo = 0;
+  let hi = seqs.length; // the first index whose seq is ≥ below
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((seqs[mid] as number) < below) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let i = lo - 1; i >= 0; i--) {
+    const entry = state.get(ids[i] as string);
+    if (entry !== undefined && entry.firstSeq === seqs[i]) yield entry;
+  }
+}
+
+/**
+ * The smallest `lastSeq` among the finished jobs `state` keeps, or `undefined` when none is
+ * finished — from the finish order retention keeps, without a pass over the jobs when there is
+ * one.
+ */
+export function oldestFinishedSeq(state: JobsState): number | undefined {
+  const order = FINISHED.get(state);
+  if (order !== undefined) {
+    for (let i = order.head; i < order.ids.length; i++) {
+      const entry = state.get(order.ids[i] as string);
+      if (entry !== undefined && isTerminalJobState(entry.job.state)) return entry.lastSeq;
+    }
+    return undefined;
+  }
+  let floor: number | undefined;
+  for (const entry of state.values()) {
+    if (isTerminalJobState(entry.job.state) && (floor === undefined || entry.lastSeq < floor))
+      floor = entry.lastSeq;
+  }
+  return floor;
+}
+
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** `Date#toISOString` output: UTC, milliseconds, fixed width. */
@@ -148,6 +224,11 @@ function submitted(state: JobsState, event: EventOf<'job.submitted'>): JobsState
   };
   if (d.principal !== undefined) entry.principal = d.principal;
   state.set(d.id, entry);
+  const order = SUBMITTED.get(state);
+  if (order !== undefined) {
+    order.ids.push(d.id);
+    order.seqs.push(event.seq);
+  }
   return state;
 }
 

@@ -90,7 +90,7 @@ export function uiFace(init: UiFaceInit = {}): FaceFactory {
           context.get('/ui/api/metrics', ROUTE, async (_request, reply) => {
             const { metrics } = components;
             if (metrics === undefined) throw new PlexusError('NOT_FOUND', 'this node keeps no metrics');
-            return reply.header('cache-control', 'no-store').send(await uiMetricsOf(metrics.registry));
+            return reply.header('cache-control', 'no-store').send(uiMetricsOf(metrics));
           });
           context.get('/ui/api/node', ROUTE, (_request, reply) =>
             reply.send({

@@ -258,6 +258,21 @@ describe('metrics face (GET /metrics)', () => {
     await scrape(dev, '');
   });
 
+  it('keeps no meters when metrics.enabled is false: calls still run, the scrape is 404', async () => {
+    const node = await serve({ metrics: { enabled: false } });
+    expect(await call(node, 'ok')).toBe(200);
+    expect(await call(node, 'fail')).toBeGreaterThanOrEqual(400);
+    for (const path of ['/metrics', '/ui/api/metrics']) {
+      const res = await fetch(`${node.url}${path}`, { headers: { authorization: BEARER } });
+      expect(res.status, path).toBe(404);
+      const body = (await res.json()) as { error?: { code?: string; message?: string } };
+      expect(body.error?.code, path).toBe('NOT_FOUND');
+      expect(body.error?.message, path).toContain('no metrics');
+    }
+    // without a credential it is still refused first, as every face of the node
+    expect((await fetch(`${node.url}/metrics`)).status).toBe(401);
+  });
+
   it('puts verbs beyond metrics.maxVerbs in other', async () => {
     const node = await serve({ metrics: { maxVerbs: 2 } });
     for (const op of ['v0', 'v1', 'v2', 'v2']) expect(await call(node, op)).toBe(200);
