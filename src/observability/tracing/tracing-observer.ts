@@ -10,14 +10,17 @@ import {
   SpanKind,
   SpanStatusCode,
   TraceFlags,
+  createTraceState,
   trace,
   type Attributes,
   type Context,
   type Span,
+  type TraceState,
   type Tracer,
 } from '@opentelemetry/api';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import type { PlexusError } from '../../core/errors.js';
+import { cleanTracestate } from '../../core/tracestate.js';
 import { INVOCATION_SPAN } from '../span-names.js';
 import type { PresetIds } from './preset-ids.js';
 import { ATTR_TENANT_ID, ATTR_VERB } from './span-attributes.js';
@@ -30,6 +33,7 @@ export type TracedSpanKind = 'internal' | 'server' | 'client' | 'producer' | 'co
 /** Where a span sits in its trace (the runtime's `ObserverSpanOptions`, structurally). */
 export interface TracedSpanOptions {
   readonly parent?: string;
+  readonly tracestate?: string;
   readonly self?: string;
   readonly kind?: TracedSpanKind;
   readonly startedAt?: number;
@@ -73,15 +77,22 @@ export function traceparentIds(
   return { traceId, spanId, flags: Number.parseInt(flags, 16) };
 }
 
-/** The parent context a `traceparent` names (the root context without a valid one). */
-export function contextOf(traceparent: string | undefined): Context {
+/**
+ * The parent context a `traceparent` names (the root context without a valid one), with the
+ * `tracestate` that came with it when that is well formed (OBS-45; a malformed one is dropped).
+ */
+export function contextOf(traceparent: string | undefined, tracestate?: string | TraceState): Context {
   const ids = traceparentIds(traceparent);
   if (ids === undefined) return ROOT_CONTEXT;
+  const clean = typeof tracestate === 'string' ? cleanTracestate(tracestate) : undefined;
+  const state =
+    typeof tracestate === 'string' ? (clean === undefined ? undefined : createTraceState(clean)) : tracestate;
   return trace.setSpanContext(ROOT_CONTEXT, {
     traceId: ids.traceId,
     spanId: ids.spanId,
     traceFlags: ids.flags & TraceFlags.SAMPLED,
     isRemote: true,
+    ...(state === undefined ? {} : { traceState: state }),
   });
 }
 
@@ -115,6 +126,15 @@ function attributesOf(name: string, attributes: Flat | undefined): Attributes {
 
 /** Creates the observer over `tracer`, whose provider uses `ids` as its id generator. */
 export function tracingObserver(tracer: Tracer, ids: PresetIds): TracingObserver {
+  // The tracestate of each open span that has one, by span id: a child named by its parent's
+  // traceparent alone keeps it (OBS-45). Bounded: a span that never ends cannot grow it forever.
+  const states = new Map<string, TraceState>();
+  const MAX_STATES = 10_000;
+  const parentState = (options: TracedSpanOptions): string | TraceState | undefined => {
+    if (options.tracestate !== undefined) return options.tracestate;
+    const parent = traceparentIds(options.parent);
+    return parent === undefined ? undefined : states.get(parent.spanId);
+  };
   return {
     span(name, attributes, options = {}) {
       const self = traceparentIds(options.self);
@@ -128,12 +148,17 @@ export function tracingObserver(tracer: Tracer, ids: PresetIds): TracingObserver
             attributes: attributesOf(name, attributes),
             ...(options.startedAt === undefined ? {} : { startTime: options.startedAt }),
           },
-          contextOf(options.parent),
+          contextOf(options.parent, parentState(options)),
         );
       } finally {
         if (self !== undefined) ids.clear();
       }
       const traceparent = traceparentOf(span);
+      const { spanId, traceState } = span.spanContext();
+      if (traceState !== undefined) {
+        if (states.size >= MAX_STATES) states.clear();
+        states.set(spanId, traceState);
+      }
       let ended = false;
       return {
         traceparent,
@@ -143,6 +168,7 @@ export function tracingObserver(tracer: Tracer, ids: PresetIds): TracingObserver
         end(error) {
           if (ended) return;
           ended = true;
+          if (traceState !== undefined) states.delete(spanId);
           if (error !== undefined) {
             span.setAttribute(ATTR_ERROR_TYPE, error.code);
             span.setStatus({ code: SpanStatusCode.ERROR, message: `${error.code}: ${error.message}` });
