@@ -14,6 +14,9 @@ export const MAX_TRACESTATE_LENGTH = 512;
 const MEMBER =
   /^(?:[a-z][a-z0-9_\-*/]{0,255}|[a-z0-9][a-z0-9_\-*/]{0,240}@[a-z][a-z0-9_\-*/]{0,13})=[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]$/;
 
+/** Optional white space around a list member (W3C: spaces and tabs only). */
+const OWS = /^[ \t]+|[ \t]+$/g;
+
 /**
  * `value` as a `tracestate` to carry on (its members trimmed, empty members left out), or
  * `undefined` when it is not a string (nor a list of header values), is empty, is longer than
@@ -25,7 +28,7 @@ export function cleanTracestate(value: unknown): string | undefined {
   if (typeof text !== 'string' || text.length > MAX_TRACESTATE_LENGTH) return undefined;
   const members = text
     .split(',')
-    .map((m) => m.trim())
+    .map((m) => m.replace(OWS, ''))
     .filter((m) => m !== '');
   if (members.length === 0 || members.length > MAX_TRACESTATE_MEMBERS) return undefined;
   const keys = new Set<string>();
