@@ -89,6 +89,8 @@ export interface Envelope {
   readonly userId?: string;
   /** W3C trace context `traceparent` header value. */
   readonly traceparent?: string;
+  /** W3C trace context `tracestate` carried beside `traceparent` (OBS-45). */
+  readonly tracestate?: string;
   /** Creation time, RFC 3339 / ISO 8601 (absent when the wire format has none). */
   readonly timestamp?: string;
   /** Deadline, RFC 3339 / ISO 8601. */

@@ -40,6 +40,12 @@ export interface ObserverSpanOptions {
   /** The parent span's W3C `traceparent` (a new trace without one, or when it is invalid). */
   readonly parent?: string;
   /**
+   * The W3C `tracestate` that came with `parent` from another service (OBS-45): the span and
+   * its children keep it in their span context. A span whose parent is a span of this node
+   * inherits its parent's without it.
+   */
+  readonly tracestate?: string;
+  /**
    * The span's own W3C `traceparent`, when its id was already decided (a hop whose id went on
    * the wire, a server span whose id the answer named): the span takes that trace and span id.
    */

@@ -76,7 +76,12 @@ function invocationSpan(
   if (envelope.traceparent !== undefined) attributes['traceparent'] = envelope.traceparent;
   if (envelope.userId !== undefined) attributes['user'] = envelope.userId;
   const parent = envelope.traceparent; // the face's span: the log's trace is the exported one
-  return observer.span(INVOCATION_SPAN, attributes, parent === undefined ? undefined : { parent });
+  if (parent === undefined) return observer.span(INVOCATION_SPAN, attributes);
+  const { tracestate } = envelope; // OBS-45: kept in the span context of the invocation's spans
+  return observer.span(INVOCATION_SPAN, attributes, {
+    parent,
+    ...(tracestate === undefined ? {} : { tracestate }),
+  });
 }
 
 /**

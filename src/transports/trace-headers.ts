@@ -7,6 +7,7 @@
  * any call, and `plexus trace <id>` finds it.
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { cleanTracestate } from '../core/tracestate.js';
 import {
   DEFAULT_TRACE_FLAGS,
   formatTraceparent,
@@ -31,11 +32,7 @@ export interface ServedTrace {
   readonly continued: boolean;
 }
 
-/** The most characters of `tracestate` kept (W3C: 32 list members of at most 256 characters; we keep 512). */
-const MAX_TRACESTATE = 512;
 const HEX2 = /^[0-9a-f]{2}$/;
-const TRACESTATE_MEMBER =
-  /^[a-z0-9][a-z0-9_\-*/@]{0,255}=[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]$/;
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   if (Array.isArray(value)) return value.length === 1 ? value[0] : undefined; // two traceparents: invalid
@@ -90,25 +87,21 @@ export function traceparentOfMeta(meta: unknown): string | undefined {
   return callerTraceparent((meta as Record<string, unknown>)[TRACEPARENT_HEADER]);
 }
 
-/** The `tracestate` to carry on: kept when every list member is well formed, dropped otherwise. */
-function tracestateOf(value: string | string[] | undefined): string | undefined {
-  const text = Array.isArray(value) ? value.join(',') : value;
-  if (text === undefined || text.length > MAX_TRACESTATE) return undefined;
-  const members = text
-    .split(',')
-    .map((m) => m.trim())
-    .filter((m) => m !== '');
-  if (members.length === 0 || members.length > 32 || !members.every((m) => TRACESTATE_MEMBER.test(m))) {
-    return undefined;
-  }
-  return members.join(',');
+/**
+ * The `tracestate` a message's metadata carries beside its `traceparent` (OBS-45): kept only
+ * when the metadata's `traceparent` is valid and the value is well formed and within W3C's
+ * bounds; anything else is `undefined`, never an error.
+ */
+export function tracestateOfMeta(meta: unknown): string | undefined {
+  if (traceparentOfMeta(meta) === undefined) return undefined;
+  return cleanTracestate((meta as Record<string, unknown>)[TRACESTATE_HEADER]);
 }
 
 /** The trace a request with these headers is served in (a new trace when they carry none or an invalid one). */
 export function servedTrace(headers: IncomingHttpHeaders): ServedTrace {
   const parent = parseTraceparentHeader(headerValue(headers[TRACEPARENT_HEADER]));
   if (parent === undefined) return { traceparent: childSpan(), continued: false };
-  const tracestate = tracestateOf(headers[TRACESTATE_HEADER]);
+  const tracestate = cleanTracestate(headers[TRACESTATE_HEADER]);
   return {
     traceparent: formatTraceparent({ traceId: parent.traceId, spanId: newSpanId(), flags: parent.flags }),
     ...(tracestate === undefined ? {} : { tracestate }),
@@ -147,7 +140,7 @@ export function traceResponseHeaders(request: IncomingMessage): Record<string, s
  * `envelope` with the trace `request` is served in: its own `traceparent` when it has a valid
  * one (recorded as the request's), else the request's header trace.
  */
-export function withServedTrace<E extends { readonly traceparent?: string }>(
+export function withServedTrace<E extends { readonly traceparent?: string; readonly tracestate?: string }>(
   envelope: E,
   request: IncomingMessage,
 ): E {
@@ -156,7 +149,13 @@ export function withServedTrace<E extends { readonly traceparent?: string }>(
     adoptTrace(request, own);
     return envelope;
   }
-  return { ...envelope, traceparent: traceOfRequest(request).traceparent };
+  const served = traceOfRequest(request);
+  return {
+    ...envelope,
+    traceparent: served.traceparent,
+    // the header's tracestate goes with the header's trace (OBS-45)
+    ...(served.tracestate === undefined ? {} : { tracestate: served.tracestate }),
+  };
 }
 
 /**

@@ -15,7 +15,9 @@ import { Role, type Message } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import WebSocket from 'ws';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/core/json.js';
 import { createNode, defaultFaces, type Node } from '../../src/node/index.js';
@@ -36,6 +38,16 @@ const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
 const CALLER = `00-${TRACE}-${CALLER_SPAN}-01`;
 const MALFORMED = ['00-zz-not-a-trace', `00-${'0'.repeat(32)}-${CALLER_SPAN}-01`, 42, { x: 1 }] as const;
+/** A caller's W3C tracestate, and values that must be dropped (never an error). */
+const STATE = 'vendor=abc,other@tenant=x1';
+const MALFORMED_STATES = [
+  'BAD KEY=1',
+  'a=1,a=2', // a key twice
+  Array.from({ length: 33 }, (_, i) => `k${String(i)}=v`).join(','), // 33 members
+  `k=${'v'.repeat(600)}`, // too long
+  'k=va\nlue',
+  7,
+] as const;
 
 /** A verb that answers the span it ran in and its input; declared `audits` (an effect with an after phase). */
 const probe = defineAgent({
@@ -92,6 +104,15 @@ async function tracedNode(extra: (init: { dev: true }) => Parameters<typeof crea
   return { node, exporter };
 }
 
+/** The JSON-RPC SERVER span `id`, once it was exported. */
+function rpcServerSpan(t: Traced, id: string | undefined): Promise<ReadableSpan> {
+  return found(`the JSON-RPC server span ${String(id)}`, () =>
+    t.exporter
+      .getFinishedSpans()
+      .find((s) => idOf(s) === id && s.kind === SpanKind.SERVER && s.attributes['rpc.system'] === 'jsonrpc'),
+  );
+}
+
 /** The invocation span of the call of `verb` on `t` by face, once it was exported. */
 async function invocationOf(t: Traced, face: string, verb = 'demo.probe'): Promise<ReadableSpan> {
   return found(`the ${face} invocation of ${verb}`, () =>
@@ -139,22 +160,37 @@ beforeEach(() => {
 });
 
 describe('a traceparent per message continues the caller’s trace', () => {
-  it('WebSocket JSON-RPC: params._meta.traceparent, taken out of the verb’s input', async () => {
+  it('WebSocket JSON-RPC: a SERVER span per call under params._meta.traceparent, taken out of the input', async () => {
     const client = await wsJsonRpcClient({ url: `${far.node.url.replace('http', 'ws')}/rpc` });
     try {
-      const out = (await client.call('demo.probe', { x: 1 }, { traceparent: CALLER })) as {
+      const out = (await client.call('demo.probe', { x: 1 }, { traceparent: CALLER, tracestate: STATE })) as {
         traceparent: string;
         input: JsonValue;
       };
       expect(out.input).toEqual({ x: 1 });
       const invocation = await invocationOf(far, 'hyperspace');
       expect(traceOf(invocation)).toBe(TRACE);
-      expect(parentOf(invocation)).toBe(CALLER_SPAN);
+      // OBS-46: the call's SERVER span (RPC conventions) is the caller's child, the invocation its child
+      const server = await rpcServerSpan(far, parentOf(invocation));
+      expect(parentOf(server)).toBe(CALLER_SPAN);
+      expect(traceOf(server)).toBe(TRACE);
+      expect(server.name).toBe('demo.probe');
+      expect(server.attributes).toMatchObject({
+        'rpc.system': 'jsonrpc',
+        'rpc.method': 'demo.probe',
+        'rpc.jsonrpc.version': '2.0',
+      });
+      expect(typeof server.attributes['rpc.jsonrpc.request_id']).toBe('string');
+      expect(server.status.code).toBe(SpanStatusCode.UNSET);
+      // OBS-45: the caller's tracestate is kept in the span contexts of the call's spans
+      expect(server.spanContext().traceState?.serialize()).toBe(STATE);
+      expect(invocation.spanContext().traceState?.serialize()).toBe(STATE);
       // the handler runs in the execute span, a child of the invocation, in the caller's trace
       const execute = far.exporter
         .getFinishedSpans()
         .find((s) => s.name === 'runtime.execute' && parentOf(s) === idOf(invocation));
       expect(out.traceparent).toBe(`00-${TRACE}-${execute === undefined ? '?' : idOf(execute)}-01`);
+      expect(execute?.spanContext().traceState?.serialize()).toBe(STATE);
 
       for (const bad of MALFORMED) {
         far.exporter.reset();
@@ -164,10 +200,61 @@ describe('a traceparent per message continues the caller’s trace', () => {
         expect(answer.input).toEqual({ x: 2 }); // never an error, never part of the input
         const fresh = await invocationOf(far, 'hyperspace');
         expect(traceOf(fresh)).not.toBe(TRACE);
-        expect(parentOf(fresh)).toBeUndefined(); // a new trace
+        const root = await rpcServerSpan(far, parentOf(fresh));
+        expect(parentOf(root)).toBeUndefined(); // a new trace, started by the call's server span
+      }
+      // a malformed tracestate beside a valid traceparent is dropped; the trace is kept
+      for (const bad of MALFORMED_STATES) {
+        far.exporter.reset();
+        await client.call('demo.probe', { x: 3, _meta: { traceparent: CALLER, tracestate: bad } });
+        const invocation2 = await invocationOf(far, 'hyperspace');
+        expect(traceOf(invocation2)).toBe(TRACE);
+        expect(invocation2.spanContext().traceState?.serialize() ?? '').toBe('');
       }
     } finally {
       await client.close();
+    }
+  });
+
+  it('WebSocket JSON-RPC: a failed call’s span has the error code; without _meta, the upgrade’s trace', async () => {
+    const ws = new WebSocket(`${far.node.url.replace('http', 'ws')}/rpc`, {
+      headers: { traceparent: CALLER, tracestate: STATE },
+    });
+    const answers = new Map<number, unknown>();
+    ws.on('message', (data: Buffer) => {
+      const message = JSON.parse(data.toString('utf8')) as { id?: number };
+      if (typeof message.id === 'number') answers.set(message.id, message);
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        ws.once('open', () => {
+          resolve();
+        });
+        ws.once('error', reject);
+      });
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'no.such.verb', params: {} }));
+      await until(() => answers.has(7), { what: 'the answer to call 7' });
+      const failed = await found('the failed call’s server span', () =>
+        far.exporter.getFinishedSpans().find((s) => s.attributes['rpc.method'] === 'no.such.verb'),
+      );
+      expect(parentOf(failed)).toBe(CALLER_SPAN); // the caller's span the upgrade named
+      expect(traceOf(failed)).toBe(TRACE);
+      expect(failed.spanContext().traceState?.serialize()).toBe(STATE);
+      expect(failed.attributes).toMatchObject({
+        'rpc.jsonrpc.request_id': '7',
+        'rpc.jsonrpc.error_code': -32601,
+        'error.type': 'UNKNOWN_VERB',
+      });
+      expect(failed.status.code).toBe(SpanStatusCode.ERROR);
+
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'demo.probe', params: { q: 1 } }));
+      await until(() => answers.has(8), { what: 'the answer to call 8' });
+      const invocation = await invocationOf(far, 'hyperspace');
+      const server = await rpcServerSpan(far, parentOf(invocation));
+      expect(parentOf(server)).toBe(CALLER_SPAN);
+      expect(server.attributes['rpc.jsonrpc.request_id']).toBe('8');
+    } finally {
+      ws.close();
     }
   });
 

@@ -15,6 +15,7 @@ import {
   NON_EMPTY_STRING_SCHEMA,
   SIGNATURE_SCHEMA,
   TRACEPARENT_SCHEMA,
+  TRACESTATE_SCHEMA,
 } from './schema-parts.js';
 
 /** JSON Schema of the core Envelope. For `kind: "error"`, `data` must be an `ErrorData`. */
@@ -40,6 +41,7 @@ export const ENVELOPE_SCHEMA = {
     tenantId: NON_EMPTY_STRING_SCHEMA,
     userId: NON_EMPTY_STRING_SCHEMA,
     traceparent: TRACEPARENT_SCHEMA,
+    tracestate: TRACESTATE_SCHEMA,
     timestamp: DATE_TIME_SCHEMA,
     deadline: DATE_TIME_SCHEMA,
     capability: NON_EMPTY_STRING_SCHEMA,

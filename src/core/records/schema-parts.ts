@@ -37,6 +37,12 @@ export const TRACEPARENT_SCHEMA = {
   pattern: '^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$',
 } as const;
 
+/**
+ * A W3C trace context `tracestate` value. Any string: a malformed or oversized one is dropped
+ * where it is used (`cleanTracestate`, OBS-45), never refused.
+ */
+export const TRACESTATE_SCHEMA = { type: 'string' } as const;
+
 /** A CIDv1 in its base32 multibase string form (`b…`). */
 export const CID_SCHEMA = { type: 'string', pattern: '^b[a-z2-7]{8,}$' } as const;
 

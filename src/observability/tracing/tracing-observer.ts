@@ -10,14 +10,17 @@ import {
   SpanKind,
   SpanStatusCode,
   TraceFlags,
+  createTraceState,
   trace,
   type Attributes,
   type Context,
   type Span,
+  type TraceState,
   type Tracer,
 } from '@opentelemetry/api';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import type { PlexusError } from '../../core/errors.js';
+import { cleanTracestate } from '../../core/tracestate.js';
 import { INVOCATION_SPAN } from '../span-names.js';
 import { startLightSpan, type LightSpanSink } from './light-span.js';
 import type { PresetIds } from './preset-ids.js';
@@ -31,6 +34,7 @@ export type TracedSpanKind = 'internal' | 'server' | 'client' | 'producer' | 'co
 /** Where a span sits in its trace (the runtime's `ObserverSpanOptions`, structurally). */
 export interface TracedSpanOptions {
   readonly parent?: string;
+  readonly tracestate?: string;
   readonly self?: string;
   readonly kind?: TracedSpanKind;
   readonly startedAt?: number;
@@ -74,15 +78,22 @@ export function traceparentIds(
   return { traceId, spanId, flags: Number.parseInt(flags, 16) };
 }
 
-/** The parent context a `traceparent` names (the root context without a valid one). */
-export function contextOf(traceparent: string | undefined): Context {
+/**
+ * The parent context a `traceparent` names (the root context without a valid one), with the
+ * `tracestate` that came with it when that is well formed (OBS-45; a malformed one is dropped).
+ */
+export function contextOf(traceparent: string | undefined, tracestate?: string | TraceState): Context {
   const ids = traceparentIds(traceparent);
   if (ids === undefined) return ROOT_CONTEXT;
+  const clean = typeof tracestate === 'string' ? cleanTracestate(tracestate) : undefined;
+  const state =
+    typeof tracestate === 'string' ? (clean === undefined ? undefined : createTraceState(clean)) : tracestate;
   return trace.setSpanContext(ROOT_CONTEXT, {
     traceId: ids.traceId,
     spanId: ids.spanId,
     traceFlags: ids.flags & TraceFlags.SAMPLED,
     isRemote: true,
+    ...(state === undefined ? {} : { traceState: state }),
   });
 }
 
@@ -121,15 +132,33 @@ function attributesOf(name: string, attributes: Flat | undefined): Attributes {
  * spans, roots and spans with a preset id always come from the tracer.
  */
 export function tracingObserver(tracer: Tracer, ids: PresetIds, steps?: LightSpanSink): TracingObserver {
+  // The tracestate of each open span that has one, by span id: a child named by its parent's
+  // traceparent alone keeps it (OBS-45). Bounded: a span that never ends cannot grow it forever.
+  const states = new Map<string, TraceState>();
+  const MAX_STATES = 10_000;
+  const parentState = (options: TracedSpanOptions): string | TraceState | undefined => {
+    if (options.tracestate !== undefined) return options.tracestate;
+    if (states.size === 0) return undefined;
+    const parent = traceparentIds(options.parent);
+    return parent === undefined ? undefined : states.get(parent.spanId);
+  };
+  const remember = (spanId: string, state: TraceState | undefined): void => {
+    if (state === undefined) return;
+    if (states.size >= MAX_STATES) states.clear();
+    states.set(spanId, state);
+  };
   // The steps of one invocation all name the invocation span as their parent: parsing the
   // same `traceparent` into the same context once instead of per span.
   let lastParent: string | undefined;
+  let lastState: string | TraceState | undefined;
   let lastContext: Context = ROOT_CONTEXT;
-  const parentContext = (parent: string | undefined): Context => {
-    if (parent === undefined) return ROOT_CONTEXT;
-    if (parent !== lastParent) {
-      lastContext = contextOf(parent);
-      lastParent = parent;
+  const parentContext = (options: TracedSpanOptions): Context => {
+    if (options.parent === undefined) return ROOT_CONTEXT;
+    const state = parentState(options);
+    if (options.parent !== lastParent || state !== lastState) {
+      lastContext = contextOf(options.parent, state);
+      lastParent = options.parent;
+      lastState = state;
     }
     return lastContext;
   };
@@ -137,15 +166,18 @@ export function tracingObserver(tracer: Tracer, ids: PresetIds, steps?: LightSpa
     span(name, attributes, options = {}) {
       if (steps !== undefined && options.self === undefined && (options.kind ?? 'internal') === 'internal') {
         const parent =
-          options.parent === undefined ? undefined : trace.getSpanContext(parentContext(options.parent));
+          options.parent === undefined ? undefined : trace.getSpanContext(parentContext(options));
         if (parent !== undefined) {
           const step = startLightSpan(steps, name, attributesOf(name, attributes), parent, options.startedAt);
+          const stepId = step.traceparent.slice(36, 52);
+          remember(stepId, parent.traceState);
           return {
             traceparent: step.traceparent,
             set: (more) => {
               step.set(attributesOf(name, more));
             },
             end: (error) => {
+              if (parent.traceState !== undefined) states.delete(stepId);
               step.end(
                 error === undefined
                   ? undefined
@@ -167,12 +199,14 @@ export function tracingObserver(tracer: Tracer, ids: PresetIds, steps?: LightSpa
             attributes: attributesOf(name, attributes),
             ...(options.startedAt === undefined ? {} : { startTime: options.startedAt }),
           },
-          parentContext(options.parent),
+          parentContext(options),
         );
       } finally {
         if (self !== undefined) ids.clear();
       }
       const traceparent = traceparentOf(span);
+      const { spanId, traceState } = span.spanContext();
+      remember(spanId, traceState);
       let ended = false;
       return {
         traceparent,
@@ -182,6 +216,7 @@ export function tracingObserver(tracer: Tracer, ids: PresetIds, steps?: LightSpa
         end(error) {
           if (ended) return;
           ended = true;
+          if (traceState !== undefined) states.delete(spanId);
           if (error !== undefined) {
             span.setAttribute(ATTR_ERROR_TYPE, error.code);
             span.setStatus({ code: SpanStatusCode.ERROR, message: `${error.code}: ${error.message}` });

@@ -13,6 +13,13 @@ export interface OfferingCaller {
   readonly principal: Principal;
   /** Aborted when the caller goes away. */
   readonly signal: AbortSignal;
+  /**
+   * The W3C `traceparent` of the span the read (or render, or completion) runs in, when the
+   * face knows one: send it on any call the loader makes to another service (OBS-47).
+   */
+  readonly traceparent?: string;
+  /** The W3C `tracestate` beside `traceparent`, when the caller sent one (OBS-45). */
+  readonly tracestate?: string;
 }
 
 /**

@@ -8,6 +8,7 @@
  * the agent's supervisor re-creates the instance. A handler that hangs is left behind when
  * the signal aborts; its job fails `TIMEOUT` (or is `CANCELED`) on time.
  */
+import { cleanTracestate } from '../../core/tracestate.js';
 import type { Envelope } from '../../core/envelope.js';
 import { PlexusError, toPlexusError, type ErrorData } from '../../core/errors.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.js';
@@ -312,6 +313,10 @@ async function runRemote(
   const forwarded: { -readonly [K in keyof Envelope]: Envelope[K] } = { ...job.request, to: agent };
   // traced: the hop is a child of this node's execute span (same trace id as the request's)
   if (job.traceparent !== undefined) forwarded.traceparent = job.traceparent;
+  // OBS-45: only a well-formed tracestate goes on (a malformed one is dropped, never an error)
+  const tracestate = cleanTracestate(forwarded.tracestate);
+  if (tracestate === undefined) delete forwarded.tracestate;
+  else forwarded.tracestate = tracestate;
   delete forwarded.signature;
   components.remoteLoad.set(agent, (components.remoteLoad.get(agent) ?? 0) + 1);
   try {

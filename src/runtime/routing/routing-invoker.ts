@@ -199,6 +199,7 @@ export function routingInvoker(init: RoutingInvokerInit): RoutingInvoker {
       {
         kind: 'client',
         ...(request.traceparent === undefined ? {} : { parent: request.traceparent }),
+        ...(request.tracestate === undefined ? {} : { tracestate: request.tracestate }),
         ...(out.traceparent === undefined ? {} : { self: out.traceparent }),
       },
     );

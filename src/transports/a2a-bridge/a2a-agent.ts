@@ -34,6 +34,9 @@ import {
   type HandlerContext,
 } from '../../runtime/index.js';
 import { entryHeaders, type A2aAgentEntry } from './a2a-agent-entry.js';
+import { cleanTracestate } from '../../core/tracestate.js';
+import type { Observer } from '../../runtime/observer.js';
+import { tracedFetch, withOutboundTrace } from '../outbound-trace.js';
 import { fetchA2aCard } from './a2a-card-fetch.js';
 
 export type { A2aAgentEntry } from './a2a-agent-entry.js';
@@ -106,6 +109,13 @@ function finish(task: Task, artifacts: readonly Artifact[], name: string): JsonV
   }
 }
 
+/** The trace a job's calls continue: its handler's span and the request's tracestate (OBS-45). */
+function traceOfJob(ctx: HandlerContext): { traceparent?: string; tracestate?: string } {
+  if (ctx.traceparent === undefined) return {};
+  const tracestate = cleanTracestate(ctx.envelope.tracestate);
+  return { traceparent: ctx.traceparent, ...(tracestate === undefined ? {} : { tracestate }) };
+}
+
 async function callSkill(
   client: Client,
   streaming: boolean,
@@ -122,8 +132,8 @@ async function callSkill(
       taskId: '',
       role: Role.ROLE_USER,
       parts: parts(input),
-      // OBS-15: the agent continues this job's trace (W3C `traceparent` in the message metadata)
-      metadata: { skill, ...(ctx.traceparent === undefined ? {} : { traceparent: ctx.traceparent }) },
+      // OBS-15, OBS-45: the agent continues this job's trace (W3C trace context in the message metadata)
+      metadata: { skill, ...traceOfJob(ctx) },
       extensions: [],
       referenceTaskIds: [],
     },
@@ -212,6 +222,8 @@ export interface BridgeOptions {
   readonly gone?: () => PlexusError | undefined;
   /** An agent a caller chose (A2A-19): its client follows no redirect. */
   readonly noRedirects?: boolean;
+  /** The node's tracer: each HTTP request to the agent is a CLIENT span (OBS-48). @default none */
+  readonly tracing?: Observer;
 }
 
 /**
@@ -238,10 +250,12 @@ export async function defineA2aBridgeAgent(
 ): Promise<AgentDefinition> {
   const base = entry.url.replace(/\/+$/, '');
   const headers = entryHeaders(entry);
+  // OBS-48: each request carries the calling job's trace (traceparent / tracestate headers)
+  const traced = tracedFetch(fetch, options.tracing);
   const fetchImpl: typeof fetch = (input, init) => {
     const merged = new Headers(init?.headers);
     for (const [k, v] of Object.entries(headers)) merged.set(k, v);
-    return fetch(input, {
+    return traced(input, {
       ...init,
       headers: merged,
       ...(options.noRedirects === true ? { redirect: 'error' as const } : {}),
@@ -265,7 +279,7 @@ export async function defineA2aBridgeAgent(
   const call = (skill: string, input: JsonValue, ctx: HandlerContext): Promise<JsonValue> => {
     const gone = options.gone?.();
     if (gone !== undefined) return Promise.reject(gone);
-    return callSkill(client, streaming, entry, skill, input, ctx);
+    return withOutboundTrace(traceOfJob(ctx), () => callSkill(client, streaming, entry, skill, input, ctx));
   };
   return defineAgent({
     card: {

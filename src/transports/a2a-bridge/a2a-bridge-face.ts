@@ -16,6 +16,7 @@ import { loadRegistrations, recordRegistration, recordRemoval } from '../bridge/
 import type { Face, FaceFactory } from '../face.js';
 import { silentLogger } from '../face-components.js';
 import type { OutboundUrlPolicy } from '../outbound-url.js';
+import { tracedFetch } from '../outbound-trace.js';
 import { defineA2aBridgeAgent, verbSegment } from './a2a-agent.js';
 import { A2A_AGENT_NAME_PATTERN, type A2aAgentEntry } from './a2a-agent-entry.js';
 import { checkAgentUrl, fetchA2aCard, type FetchedCard } from './a2a-card-fetch.js';
@@ -69,6 +70,8 @@ export function a2aBridgeFace(init: A2aBridgeInit): FaceFactory {
   return (components): Face => {
     const { runtime, log } = components;
     const logger = components.logger ?? silentLogger;
+    // OBS-48: card fetches are CLIENT spans too (and carry a trace when one is current)
+    const cardFetch = tracedFetch(fetch, components.tracing);
     const retryMs = init.retryMs ?? 30_000;
     const minRefreshMs = init.minRefreshMs ?? 10_000;
     const defaultRefreshMs = init.defaultRefreshMs ?? 300_000;
@@ -91,7 +94,11 @@ export function a2aBridgeFace(init: A2aBridgeInit): FaceFactory {
     };
 
     const define = (b: Bridged, fetched: FetchedCard) =>
-      defineA2aBridgeAgent(b.entry, fetched.card, { gone: () => b.gone, noRedirects: b.announced });
+      defineA2aBridgeAgent(b.entry, fetched.card, {
+        gone: () => b.gone,
+        noRedirects: b.announced,
+        ...(components.tracing === undefined ? {} : { tracing: components.tracing }),
+      });
 
     /** Fetches the card again in `maxAgeMs` (bounded), or after `retryMs` while it is gone. */
     const schedule = (b: Bridged, maxAgeMs: number | undefined): void => {
@@ -120,6 +127,7 @@ export function a2aBridgeFace(init: A2aBridgeInit): FaceFactory {
         if (stopped() || bridged.get(b.entry.name) !== b) return;
         try {
           const answer = await fetchA2aCard(b.entry, {
+            fetch: cardFetch,
             ...(b.etag === undefined ? {} : { etag: b.etag }),
             signal: stopping.signal,
             ...(b.announced && init.announce !== undefined ? { policy: init.announce } : {}),
@@ -216,6 +224,7 @@ export function a2aBridgeFace(init: A2aBridgeInit): FaceFactory {
       }
       try {
         const answer = await fetchA2aCard(entry, {
+          fetch: cardFetch,
           signal: stopping.signal,
           ...(policy === undefined ? {} : { policy }),
         });
@@ -238,7 +247,7 @@ export function a2aBridgeFace(init: A2aBridgeInit): FaceFactory {
     const announceHandler = (policy: OutboundUrlPolicy) =>
       announceAgent(async (given, by, signal) => {
         checkAgentUrl(given.url, policy, '/url', 'the A2A agent url');
-        const answer = await fetchA2aCard(given, { signal, policy });
+        const answer = await fetchA2aCard(given, { signal, policy, fetch: cardFetch });
         if (!answer.changed) throw new PlexusError('UNAVAILABLE', 'the card was not sent');
         const name = given.name ?? nameFromCard(answer.fetched.card.name);
         if (!A2A_AGENT_NAME_PATTERN.test(name))

@@ -6,6 +6,7 @@
  * (`bridge.announceA2AAgent`, A2A-19) the request follows no redirect and every interface the
  * card sends calls to must pass the node's outbound URL policy too.
  */
+import type { FetchFn } from '../outbound-trace.js';
 import { AgentCard as SdkAgentCardCodec, type AgentCard as SdkAgentCard } from '@a2a-js/sdk';
 import { PlexusError } from '../../core/errors.js';
 import { isJsonObject } from '../../core/json.js';
@@ -44,6 +45,8 @@ export interface CardFetchOptions {
    * URLs must pass this policy (and be https unless loopback). Absent = an operator's entry.
    */
   readonly policy?: OutboundUrlPolicy;
+  /** The `fetch` to use (the bridge's traced one, OBS-48). @default the global fetch */
+  readonly fetch?: FetchFn;
 }
 
 /**
@@ -119,7 +122,7 @@ export async function fetchA2aCard(
   if (options.etag !== undefined) headers['if-none-match'] = options.etag;
   let res: Response;
   try {
-    res = await fetch(`${base}${CARD_PATH}`, {
+    res = await (options.fetch ?? fetch)(`${base}${CARD_PATH}`, {
       headers,
       ...(options.policy === undefined ? {} : { redirect: 'error' as const }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),

@@ -12,7 +12,7 @@ import { refusalOf } from '../http/framework-errors.js';
 import { registerHttpFaceContext } from '../http/http-face-context.js';
 import { httpFaceScope } from '../http/http-face-scope.js';
 import { authenticateHeaders } from '../ucan-credential.js';
-import { traceOfRequest } from '../trace-headers.js';
+import { traceOfRequest, type ServedTrace } from '../trace-headers.js';
 import { registerA2aCardRoutes } from './card-routes.js';
 import type { A2aCaller, JobTaskHandlerInit } from './job-task-handler.js';
 import { PushConfigs } from './push-configs.js';
@@ -35,6 +35,14 @@ function refusalBody(refusal: PlexusError): string {
 export interface A2aFaceInit {
   /** Where push notifications may be delivered (A2A-12). @default nowhere: every URL refused */
   readonly push?: PushTargetPolicy;
+}
+
+/** The trace an HTTP request is served in, as an A2A caller's (OBS-45: with its tracestate). */
+function servedCaller(served: ServedTrace): { traceparent: string; tracestate?: string } {
+  return {
+    traceparent: served.traceparent,
+    ...(served.tracestate === undefined ? {} : { tracestate: served.tracestate }),
+  };
 }
 
 /**
@@ -110,7 +118,7 @@ async function registerRpcContext(
         callers.set(request, {
           principal,
           transport: { remoteAddress: request.ip },
-          traceparent: traceOfRequest(request.raw).traceparent,
+          ...servedCaller(traceOfRequest(request.raw)),
           ...(credential.capability === undefined ? {} : { capability: credential.capability }),
         });
       } catch (error) {

@@ -46,7 +46,7 @@ import { A2A_EXTENSION, contextIdOf, jobStateOfTask, requestMessage, taskOf } fr
 import { jobStateOfEvent, taskUpdates } from './task-updates.js';
 import type { PushConfig, PushConfigs } from './push-configs.js';
 import { checkPushUrl, type PushTargetPolicy } from './push-target.js';
-import { traceparentOfMeta } from '../trace-headers.js';
+import { tracestateOfMeta, traceparentOfMeta } from '../trace-headers.js';
 
 declare module '../../runtime/context.js' {
   interface FaceNames {
@@ -75,6 +75,16 @@ export interface A2aCaller {
   readonly signal: AbortSignal;
   /** The span the HTTP request is served in (W3C `traceparent`): a message without its own runs under it. */
   readonly traceparent?: string;
+  /** The `tracestate` header beside it, when the caller sent a well-formed one (OBS-45). */
+  readonly tracestate?: string;
+}
+
+/** The trace a message's (or request's) metadata names, or `undefined` without a valid `traceparent`. */
+function metadataTrace(metadata: unknown): { traceparent?: string; tracestate?: string } | undefined {
+  const traceparent = traceparentOfMeta(metadata);
+  if (traceparent === undefined) return undefined;
+  const tracestate = tracestateOfMeta(metadata);
+  return { traceparent, ...(tracestate === undefined ? {} : { tracestate }) };
 }
 
 const CALLER_KEY = 'plexus.a2a.caller';
@@ -173,8 +183,12 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
     const message: Message = { ...sent, contextId };
     const reference = message.referenceTaskIds[0];
     // OBS-14: the caller's span in the message's metadata, else the request's, else the HTTP span
-    const traceparent =
-      traceparentOfMeta(sent.metadata) ?? traceparentOfMeta(params.metadata) ?? caller.traceparent;
+    // OBS-45: the tracestate that came with the traceparent taken
+    const { traceparent, tracestate } = metadataTrace(sent.metadata) ??
+      metadataTrace(params.metadata) ?? {
+        traceparent: caller.traceparent,
+        tracestate: caller.tracestate,
+      };
     const envelope: Envelope = {
       id: randomUUID(),
       kind: 'request',
@@ -187,6 +201,7 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
       ...(principal.tenantId === undefined ? {} : { tenantId: principal.tenantId }),
       ...(caller.capability === undefined ? {} : { capability: caller.capability }),
       ...(traceparent === undefined ? {} : { traceparent }),
+      ...(traceparent === undefined || tracestate === undefined ? {} : { tracestate }),
       extensions: { [A2A_EXTENSION]: { message: MessageCodec.toJSON(message) as JsonObject } },
     };
     const context: InvocationContext = {

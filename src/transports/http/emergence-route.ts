@@ -115,9 +115,17 @@ export function registerEmergenceRoute(
     const capability = emergenceCapability(message) ?? scope.capabilityOf(httpRequest);
     const work = helpRequest(message, runtime.agents.registry, (name) => runtime.agents.resolveVerb(name));
     // W3C trace context: the request's traceparent header (a new trace without a valid one)
-    const traceparent = work.traceparent ?? traceOfRequest(httpRequest.raw).traceparent;
+    const served = traceOfRequest(httpRequest.raw);
+    const traceparent = work.traceparent ?? served.traceparent;
     adoptTrace(httpRequest.raw, traceparent);
-    const traced = { ...work, traceparent };
+    const traced = {
+      ...work,
+      traceparent,
+      // OBS-45: the header's tracestate goes with the header's trace
+      ...(work.traceparent === undefined && served.tracestate !== undefined
+        ? { tracestate: served.tracestate }
+        : {}),
+    };
     const request = capability === undefined ? traced : { ...traced, capability };
     const invocation = await runtime.invoke(request, context);
     const { envelope } = invocation;

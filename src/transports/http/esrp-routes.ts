@@ -66,13 +66,18 @@ export function decodeEsrpHttpRequest(scope: FaceScope, request: FastifyRequest)
   const to = registry.find(typed.target.service) === undefined ? capabilitySelector(verb) : named.to;
   // The trace: the body's `context` when it has one, else the request's traceparent header
   // (a new trace when that is missing or invalid); the answer names it (header and `context`).
-  const traceparent = named.traceparent ?? traceOfRequest(request.raw).traceparent;
+  const served = traceOfRequest(request.raw);
+  const traceparent = named.traceparent ?? served.traceparent;
   adoptTrace(request.raw, traceparent);
   const decoded: Envelope = {
     ...named,
     verb,
     data: esrpInputFor(registry, to, verb, named.data),
     traceparent,
+    // OBS-45: the header's tracestate goes with the header's trace
+    ...(named.traceparent === undefined && served.tracestate !== undefined
+      ? { tracestate: served.tracestate }
+      : {}),
   };
   const principal = scope.principalOf(request);
   // The capability travels in the headers on this face (ESRP's body has no field for it).

@@ -73,7 +73,15 @@ export function registerTraceHeaders(app: FastifyInstance, tracing?: Observer): 
           [ATTR_URL_SCHEME]: request.protocol,
           ...(route === undefined ? {} : { [ATTR_HTTP_ROUTE]: route }),
         },
-        { kind: 'server', self: served.traceparent, ...(parent === undefined ? {} : { parent }) },
+        {
+          kind: 'server',
+          self: served.traceparent,
+          ...(parent === undefined ? {} : { parent }),
+          // OBS-45: the caller's tracestate stays in the span context of the request's spans
+          ...(parent === undefined || served.tracestate === undefined
+            ? {}
+            : { tracestate: served.tracestate }),
+        },
       );
       // a new trace: its sampling decision (the span's flags) is what the request carries on
       if (span.traceparent !== undefined && span.traceparent !== served.traceparent) {

@@ -21,7 +21,10 @@ import {
   type AgentResource,
   type ArgumentCompleter,
   type HandlerContext,
+  type OfferingCaller,
 } from '../../runtime/index.js';
+import { cleanTracestate } from '../../core/tracestate.js';
+import { withOutboundTrace } from '../outbound-trace.js';
 import type { McpLink, McpListing } from './mcp-link.js';
 
 /** `text` as one verb segment (`[a-z][a-z0-9_]*`, at most 64 characters). */
@@ -105,6 +108,20 @@ export function toolError(result: CallToolResult, server: string, tool: string):
   });
 }
 
+/** The trace a job's calls continue: its handler's span and the request's tracestate (OBS-45). */
+function traceOfJob(ctx: HandlerContext): { traceparent?: string; tracestate?: string } {
+  if (ctx.traceparent === undefined) return {};
+  const tracestate = cleanTracestate(ctx.envelope.tracestate);
+  return { traceparent: ctx.traceparent, ...(tracestate === undefined ? {} : { tracestate }) };
+}
+
+/** The trace a resource read or prompt render continues (OBS-47). */
+function traceOfCaller(caller: OfferingCaller): { traceparent?: string; tracestate?: string } {
+  if (caller.traceparent === undefined) return {};
+  const tracestate = cleanTracestate(caller.tracestate);
+  return { traceparent: caller.traceparent, ...(tracestate === undefined ? {} : { tracestate }) };
+}
+
 /** A failure of the call itself (not of the tool) as a Plexus error. */
 function callError(error: unknown, server: string, tool: string, signal: AbortSignal): PlexusError {
   if (error instanceof PlexusError) return error;
@@ -148,20 +165,21 @@ async function callTool(
       ...(p.message === undefined ? {} : { message: p.message }),
     });
   });
+  const trace = traceOfJob(ctx);
   try {
     const client = await link.client();
-    const result = (await client.callTool(
-      {
-        name: tool.name,
-        arguments: input ?? {},
-        // OBS-15: the server continues this job's trace (W3C trace context in `_meta`)
-        _meta: {
-          progressToken: token,
-          ...(ctx.traceparent === undefined ? {} : { traceparent: ctx.traceparent }),
+    // OBS-48: its HTTP requests carry the trace too (headers, and a CLIENT span each)
+    const result = (await withOutboundTrace(trace, () =>
+      client.callTool(
+        {
+          name: tool.name,
+          arguments: input ?? {},
+          // OBS-15, OBS-45: the server continues this job's trace (W3C trace context in `_meta`)
+          _meta: { progressToken: token, ...trace },
         },
-      },
-      undefined,
-      { signal: ctx.signal, timeout: Math.max(1, ctx.deadline - Date.now()) },
+        undefined,
+        { signal: ctx.signal, timeout: Math.max(1, ctx.deadline - Date.now()) },
+      ),
     )) as CallToolResult;
     if (result.isError === true) throw toolError(result, server, tool.name);
     return outputOf(result, tool.outputSchema !== undefined);
@@ -209,9 +227,15 @@ function remoteCompleter(
 }
 
 function resourcesOf(link: McpLink, listing: McpListing): AgentResource[] {
-  const load = async (uri: string, caller: { signal: AbortSignal }): Promise<string | Uint8Array> => {
+  const load = async (uri: string, caller: OfferingCaller): Promise<string | Uint8Array> => {
     const client = await link.client();
-    const { contents } = await client.readResource({ uri }, { signal: caller.signal });
+    const trace = traceOfCaller(caller);
+    const { contents } = await withOutboundTrace(trace, () =>
+      client.readResource(
+        { uri, ...(trace.traceparent === undefined ? {} : { _meta: trace }) },
+        { signal: caller.signal },
+      ),
+    );
     const item = contents.find((c) => c.uri === uri) ?? contents[0];
     if (item === undefined)
       throw new PlexusError('NOT_FOUND', `MCP server ${link.entry.name} has nothing at ${uri}`);
@@ -262,9 +286,16 @@ function promptsOf(link: McpLink, listing: McpListing): AgentPrompt[] {
     // The seam renders a prompt as text (MCP-32): the messages' text parts, one per paragraph.
     async render(args, caller) {
       const client = await link.client();
-      const { messages } = await client.getPrompt(
-        { name: p.name, arguments: { ...args } },
-        { signal: caller.signal },
+      const trace = traceOfCaller(caller);
+      const { messages } = await withOutboundTrace(trace, () =>
+        client.getPrompt(
+          {
+            name: p.name,
+            arguments: { ...args },
+            ...(trace.traceparent === undefined ? {} : { _meta: trace }),
+          },
+          { signal: caller.signal },
+        ),
       );
       return messages.flatMap((m) => (m.content.type === 'text' ? [m.content.text] : [])).join('\n\n');
     },

@@ -111,6 +111,7 @@ export function mcpBridgeFace(init: McpBridgeInit): FaceFactory {
             logger.warn({ agent: entry.name, error: reason.message }, 'mcp bridge: server died');
             owner.crashed?.(reason);
           },
+          ...(components.tracing === undefined ? {} : { tracing: components.tracing }),
         }),
       };
       const hosted = (async () => {

@@ -12,6 +12,8 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Progress, Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { PlexusError } from '../../core/errors.js';
 import { describeEntry, resolveReferences, type McpServerEntry } from './mcp-server-entry.js';
+import type { Observer } from '../../runtime/observer.js';
+import { tracedFetch } from '../outbound-trace.js';
 import { perRequestSignalFetch } from './per-request-fetch.js';
 
 /** What the server offers. */
@@ -35,6 +37,8 @@ export interface McpLinkHooks {
   readonly listChanged: () => void;
   /** The connection ended without {@link McpLink.close} (the stdio process exited). */
   readonly died: (reason: Error) => void;
+  /** The node's tracer: each HTTP request to the server is a CLIENT span (OBS-48). @default none */
+  readonly tracing?: Observer;
 }
 
 /** The connection to one server. */
@@ -84,7 +88,10 @@ function interceptProgress(
   };
 }
 
-function transportOf(entry: McpServerEntry): StdioClientTransport | StreamableHTTPClientTransport {
+function transportOf(
+  entry: McpServerEntry,
+  tracing: Observer | undefined,
+): StdioClientTransport | StreamableHTTPClientTransport {
   if (entry.command !== undefined) {
     return new StdioClientTransport({
       command: entry.command,
@@ -95,7 +102,8 @@ function transportOf(entry: McpServerEntry): StdioClientTransport | StreamableHT
     });
   }
   return new StreamableHTTPClientTransport(new URL(entry.url ?? ''), {
-    fetch: perRequestSignalFetch(),
+    // OBS-48: each request carries the calling job's trace (traceparent / tracestate headers)
+    fetch: perRequestSignalFetch(tracedFetch(fetch, tracing)),
     ...(entry.headers === undefined ? {} : { requestInit: { headers: { ...entry.headers } } }),
   });
 }
@@ -142,7 +150,7 @@ export function createMcpLink(entry: McpServerEntry, hooks: McpLinkHooks): McpLi
       };
       try {
         // MCP-54: `${NAME}` in env and headers values is read from the node's environment now
-        const transport = transportOf(resolveReferences(entry));
+        const transport = transportOf(resolveReferences(entry), hooks.tracing);
         await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
         interceptProgress(transport, progress);
       } catch (error) {

@@ -200,6 +200,7 @@ async function registerMcpContext(
           toolCalled: callRecorder(components, caller.principal),
           ...optional('visible', toolVisibility(components, caller)),
           headSeq: async () => (await components.log.head()).seq,
+          ...optional('tracing', components.tracing),
         });
       },
       track: (end) => {

@@ -19,7 +19,7 @@ import type { McpSession, McpSessions } from './mcp-sessions.js';
 import type { SessionServer } from './mcp-server.js';
 import type { MessageSink } from './session-transport.js';
 import type { StreamConnection } from './sse-replay.js';
-import { traceOfRequest } from '../trace-headers.js';
+import { traceOfRequest, type ServedTrace } from '../trace-headers.js';
 
 /** What the routes need from the face. */
 export interface McpRoutesInit {
@@ -118,7 +118,7 @@ function answerJson(
   messages: readonly JSONRPCMessage[],
   batch: boolean,
   sse: boolean,
-  trace: string,
+  trace: ServedTrace,
 ): Promise<FastifyReply> {
   const waiting = messages.filter(isRequest).length;
   return new Promise((resolve) => {
@@ -195,7 +195,7 @@ function answerStream(
   reply: FastifyReply,
   session: McpSession,
   messages: readonly JSONRPCMessage[],
-  trace: string,
+  trace: ServedTrace,
 ): FastifyReply {
   const stream = openStream(init, reply, session, messages.filter(isRequest).length);
   for (const message of messages) session.transport.receive(message, stream, trace);
@@ -232,7 +232,7 @@ async function post(
     );
   }
   // the span this POST is served in: a call without `_meta.traceparent` runs under it
-  const trace = traceOfRequest(request.raw).traceparent;
+  const trace = traceOfRequest(request.raw);
   if (wantsStream(messages, accepts)) return answerStream(init, reply, session, messages, trace);
   return answerJson(init, reply, session, messages, batch, accepts.sse, trace);
 }

@@ -31,7 +31,8 @@ import { callTool, toolFailure } from './tool-call.js';
 import { complete, getPrompt, listedPrompts } from './mcp-prompts.js';
 import { checkResource, listedResources, listedTemplates, readResource } from './mcp-resources.js';
 import { sessionSubscriptions, type Subscriptions } from './mcp-subscriptions.js';
-import { callerTraceparent, traceparentOfMeta } from '../trace-headers.js';
+import type { Observer } from '../../runtime/observer.js';
+import { inRequestSpan, messageTrace, spanText, type MessageTrace } from './message-trace.js';
 import { MCP_ELICITATION_TIMEOUT_MS } from './elicitation.js';
 import { samplingChannel } from './sampling.js';
 
@@ -53,6 +54,8 @@ export interface SessionServerInit {
   readonly visible?: (entry: CatalogEntry) => boolean;
   /** The event log's head now (where a subscribed job's changes are followed from). */
   headSeq(): Promise<number>;
+  /** The node's tracer: `resources/read`, `prompts/get`, `completion/complete` are spans (OBS-47). */
+  readonly tracing?: Observer;
 }
 
 /** One finished `tools/call`. */
@@ -153,7 +156,12 @@ export function sessionServer(init: SessionServerInit): SessionServer {
     },
   );
   const { runtime } = init;
-  const caller = (signal: AbortSignal) => ({ principal: init.principal, signal });
+  const caller = (signal: AbortSignal, trace: MessageTrace = {}) => ({
+    principal: init.principal,
+    signal,
+    ...(trace.traceparent === undefined ? {} : { traceparent: trace.traceparent }),
+    ...(trace.tracestate === undefined ? {} : { tracestate: trace.tracestate }),
+  });
   const subscriptions = sessionSubscriptions({
     runtime,
     headSeq: () => init.headSeq(),
@@ -198,7 +206,16 @@ export function sessionServer(init: SessionServerInit): SessionServer {
     return { resourceTemplates: page, ...(nextCursor === undefined ? {} : { nextCursor }) };
   });
   server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
-    readResource(runtime, request.params.uri, caller(extra.signal)),
+    inRequestSpan(
+      init.tracing,
+      {
+        method: 'resources/read',
+        attributes: { 'mcp.resource.uri': spanText(request.params.uri) },
+        id: extra.requestId,
+        trace: messageTrace(request.params._meta, extra.requestInfo?.headers),
+      },
+      (trace) => readResource(runtime, request.params.uri, caller(extra.signal, trace)),
+    ),
   );
   server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
     await checkResource(runtime, request.params.uri, caller(extra.signal));
@@ -214,15 +231,41 @@ export function sessionServer(init: SessionServerInit): SessionServer {
     return { prompts: page, ...(nextCursor === undefined ? {} : { nextCursor }) };
   });
   server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
-    getPrompt(runtime, request.params.name, request.params.arguments ?? {}, caller(extra.signal)),
+    inRequestSpan(
+      init.tracing,
+      {
+        method: 'prompts/get',
+        target: request.params.name,
+        attributes: { 'gen_ai.prompt.name': spanText(request.params.name) },
+        id: extra.requestId,
+        trace: messageTrace(request.params._meta, extra.requestInfo?.headers),
+      },
+      (trace) =>
+        getPrompt(runtime, request.params.name, request.params.arguments ?? {}, caller(extra.signal, trace)),
+    ),
   );
   server.setRequestHandler(CompleteRequestSchema, (request, extra) =>
-    complete(
-      runtime,
-      request.params.ref,
-      request.params.argument,
-      caller(extra.signal),
-      request.params.context?.arguments ?? {},
+    inRequestSpan(
+      init.tracing,
+      {
+        method: 'completion/complete',
+        attributes: {
+          'plexus.completion.ref': spanText(
+            request.params.ref.type === 'ref/prompt' ? request.params.ref.name : request.params.ref.uri,
+          ),
+          'plexus.completion.argument': spanText(request.params.argument.name),
+        },
+        id: extra.requestId,
+        trace: messageTrace(request.params._meta, extra.requestInfo?.headers),
+      },
+      (trace) =>
+        complete(
+          runtime,
+          request.params.ref,
+          request.params.argument,
+          caller(extra.signal, trace),
+          request.params.context?.arguments ?? {},
+        ),
     ),
   );
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
@@ -235,8 +278,7 @@ export function sessionServer(init: SessionServerInit): SessionServer {
     }
     const token = request.params._meta?.progressToken;
     // the caller's span in `_meta` (OBS-14), else the span the HTTP request is served in
-    const traceparent =
-      traceparentOfMeta(request.params._meta) ?? callerTraceparent(extra.requestInfo?.headers.traceparent);
+    const { traceparent, tracestate } = messageTrace(request.params._meta, extra.requestInfo?.headers);
     // MCP-50, MCP-51: what the client can do for the call's job, on the call's own stream
     const client = server.getClientCapabilities();
     const relatedRequestId = extra.requestId;
@@ -249,6 +291,7 @@ export function sessionServer(init: SessionServerInit): SessionServer {
       signal: extra.signal,
       ...(token === undefined ? {} : { progressToken: token }),
       ...(traceparent === undefined ? {} : { traceparent }),
+      ...(tracestate === undefined ? {} : { tracestate }),
       notify: (notification) => extra.sendNotification(notification),
       ...(client?.elicitation?.form === undefined
         ? {}

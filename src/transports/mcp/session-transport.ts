@@ -49,14 +49,24 @@ export class SessionTransport implements Transport {
   }
 
   /**
-   * Hands a POSTed message to the server; a request's answer will go to `sink`. `traceparent`
-   * is the span the POST is served in (W3C): the handlers read it from the request's
-   * `requestInfo.headers`, beside the message's own `_meta.traceparent`.
+   * Hands a POSTed message to the server; a request's answer will go to `sink`. `trace` is
+   * the span the POST is served in (W3C `traceparent`, and the `tracestate` it came with): the
+   * handlers read them from the request's `requestInfo.headers`, beside the message's own
+   * `_meta.traceparent` / `_meta.tracestate`.
    */
-  receive(message: JSONRPCMessage, sink: MessageSink | undefined, traceparent?: string): void {
+  receive(
+    message: JSONRPCMessage,
+    sink: MessageSink | undefined,
+    trace?: { readonly traceparent: string; readonly tracestate?: string },
+  ): void {
     if (sink !== undefined && 'method' in message && 'id' in message) this.#pending.set(message.id, sink);
-    if (traceparent === undefined) this.onmessage?.(message);
-    else this.onmessage?.(message, { requestInfo: { headers: { traceparent } } });
+    if (trace === undefined) this.onmessage?.(message);
+    else {
+      const { traceparent, tracestate } = trace;
+      this.onmessage?.(message, {
+        requestInfo: { headers: { traceparent, ...(tracestate === undefined ? {} : { tracestate }) } },
+      });
+    }
   }
 
   /** Sets (or clears) the session's GET stream. */

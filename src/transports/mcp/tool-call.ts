@@ -45,6 +45,8 @@ export interface ToolCaller {
   readonly onProgress?: (data: JsonValue) => void;
   /** The W3C `traceparent` the call runs under (its `_meta`'s, else the HTTP request's span). */
   readonly traceparent?: string;
+  /** The W3C `tracestate` beside `traceparent` (OBS-45). */
+  readonly tracestate?: string;
   /** Sends `elicitation/create` to the client; absent when it did not declare `elicitation`. */
   readonly elicit?: (params: ElicitRequestFormParams, signal: AbortSignal) => Promise<ElicitResult>;
   /** The live channel the job may use (sampling), when the client can do anything for it. */
@@ -231,6 +233,9 @@ export async function callTool(
     ...(principal.tenantId === undefined ? {} : { tenantId: principal.tenantId }),
     ...(caller.capability === undefined ? {} : { capability: caller.capability }),
     ...(caller.traceparent === undefined ? {} : { traceparent: caller.traceparent }),
+    ...(caller.traceparent === undefined || caller.tracestate === undefined
+      ? {}
+      : { tracestate: caller.tracestate }),
   };
   const context: InvocationContext = {
     face: MCP_FACE,

@@ -13,6 +13,7 @@
  * or being reset before the answer cancels the job. Streaming calls (`"stream": true`) are
  * submitted and each `job.progress` is sent as a `progress` frame.
  */
+import { cleanTracestate } from '../../core/tracestate.js';
 import type { Envelope } from '../../core/envelope.js';
 import { PlexusError, toPlexusError } from '../../core/errors.js';
 import { isJsonObject } from '../../core/json.js';
@@ -113,6 +114,7 @@ export function rpcServer(components: FaceComponents, init: RpcServerInit): RpcS
     const request = d as unknown as Envelope;
     // a SERVER span (OTel RPC conventions) under the caller's hop; the invocation is its sibling (OBS-9)
     const parent = callerTraceparent(request.traceparent);
+    const tracestate = parent === undefined ? undefined : cleanTracestate(request.tracestate); // OBS-45
     const span = components.tracing?.span(
       `${RPC_SERVICE}/${request.verb}`,
       {
@@ -121,7 +123,11 @@ export function rpcServer(components: FaceComponents, init: RpcServerInit): RpcS
         'rpc.method': request.verb,
         'network.peer.address': connection.remoteAddr,
       },
-      { kind: 'server', ...(parent === undefined ? {} : { parent }) },
+      {
+        kind: 'server',
+        ...(parent === undefined ? {} : { parent }),
+        ...(tracestate === undefined ? {} : { tracestate }),
+      },
     );
     try {
       const answer: RpcFrame =

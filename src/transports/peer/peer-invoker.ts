@@ -10,7 +10,8 @@
  * the peer gave (including `error` envelopes with a retryable code) come back as they are:
  * the job on the far side ran, and whether to run it again is the caller's call.
  */
-import { TRACEPARENT_HEADER } from '../trace-headers.js';
+import { cleanTracestate } from '../../core/tracestate.js';
+import { TRACEPARENT_HEADER, TRACESTATE_HEADER } from '../trace-headers.js';
 import type { Envelope } from '../../core/envelope.js';
 import { PlexusError, toPlexusError } from '../../core/errors.js';
 import type { JsonValue } from '../../core/json.js';
@@ -101,7 +102,11 @@ export function peerRemoteInvoker(init: PeerRemoteInvokerInit): RemoteInvoker {
     if (peer.token !== undefined) headers['authorization'] = `Bearer ${peer.token}`;
     if (attemptTimeoutMs !== undefined) headers[PEER_TIMEOUT_HEADER] = String(attemptTimeoutMs);
     // W3C Trace Context on the wire too (the signed body carries it as well): the hop's span
-    if (envelope.traceparent !== undefined) headers[TRACEPARENT_HEADER] = envelope.traceparent;
+    if (envelope.traceparent !== undefined) {
+      headers[TRACEPARENT_HEADER] = envelope.traceparent;
+      const tracestate = cleanTracestate(envelope.tracestate); // OBS-45: a malformed one is dropped
+      if (tracestate !== undefined) headers[TRACESTATE_HEADER] = tracestate;
+    }
 
     const controller = new AbortController();
     const onAbort = (): void => {

@@ -52,6 +52,8 @@ export interface WsCallOptions {
    * an object or absent: the server runs the call in that trace.
    */
   readonly traceparent?: string;
+  /** The W3C `tracestate` beside `traceparent`, sent as `params._meta.tracestate` (OBS-45). */
+  readonly tracestate?: string;
 }
 
 /** One member of a batch. */
@@ -281,6 +283,7 @@ export async function wsJsonRpcClient(init: WsJsonRpcClientInit): Promise<WsJson
       extra[WS_CONTROL_PARAMS.meta] = {
         ...(isJsonObject(meta ?? null) ? (meta as JsonObject) : {}),
         traceparent: options.traceparent,
+        ...(options.tracestate === undefined ? {} : { tracestate: options.tracestate }),
       };
     }
     if (Object.keys(extra).length === 0) return params;

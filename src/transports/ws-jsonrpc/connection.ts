@@ -22,6 +22,7 @@ import {
 import type { JsonRpcId, JsonRpcResponse } from '../../wire/jsonrpc/index.js';
 import type { Admission } from '../admission.js';
 import type { Logger } from '../../core/logger.js';
+import type { Observer } from '../../runtime/observer.js';
 import { errorDataWithRecovery, hyperspaceDispatch } from './dispatch.js';
 import { WS_CLOSE_CODES } from './protocol.js';
 
@@ -52,8 +53,12 @@ export interface ConnectionInit {
   readonly now: () => number;
   /** The node's admission control: every call takes a slot, this socket being its connection. */
   readonly admission?: Admission;
-  /** The upgrade request's W3C `traceparent` (when valid): each call is a span of its trace. */
+  /** The caller's span the upgrade request named (a valid `traceparent` header): each call is a span of its trace. */
   readonly traceparent?: string;
+  /** The upgrade's `tracestate` beside it, when well formed (OBS-45). */
+  readonly tracestate?: string;
+  /** The node's tracer: each call is a SERVER span. @default none */
+  readonly tracing?: Observer;
 }
 
 /** A live connection, as the server tracks it. */
@@ -151,6 +156,8 @@ export function openConnection(init: ConnectionInit): Connection {
       ...(init.capability === undefined ? {} : { capability: init.capability }),
       transport: { remoteAddress: init.remoteAddress, connection: id },
       ...(init.traceparent === undefined ? {} : { traceparent: init.traceparent }),
+      ...(init.tracestate === undefined ? {} : { tracestate: init.tracestate }),
+      ...(init.tracing === undefined ? {} : { tracing: init.tracing }),
       signal: controller.signal,
       ...(init.admission === undefined ? {} : { admission: init.admission, connection: ws }),
       notify: (text) => {

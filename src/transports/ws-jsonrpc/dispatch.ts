@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Envelope } from '../../core/envelope.js';
 import { errorHintsOf, recoveryFields } from '../../core/error-recovery.js';
-import { ERROR_TABLE, PlexusError, isPlexusErrorCode } from '../../core/errors.js';
+import { ERROR_TABLE, PlexusError, isPlexusErrorCode, toPlexusError } from '../../core/errors.js';
 import type { ErrorData } from '../../core/errors.js';
 import { isJsonObject } from '../../core/json.js';
 import type { JsonObject, JsonValue } from '../../core/json.js';
@@ -19,7 +19,9 @@ import { JSONRPC_EXTENSIONS, JSONRPC_VERSION } from '../../wire/jsonrpc/index.js
 import type { JsonRpcDispatch, JsonRpcId, JsonRpcParams } from '../../wire/jsonrpc/index.js';
 import type { Admission } from '../admission.js';
 import { runtimePrincipal } from '../face-components.js';
-import { childSpan, traceparentOfMeta } from '../trace-headers.js';
+import type { Observer, ObserverSpan } from '../../runtime/observer.js';
+import { JSONRPC_ERRORS } from '../../wire/jsonrpc/error-table.js';
+import { childSpan, tracestateOfMeta, traceparentOfMeta } from '../trace-headers.js';
 import { WS_CONTROL_PARAMS, WS_STREAM_METHOD } from './protocol.js';
 import type { WsStreamChunk } from './protocol.js';
 
@@ -72,6 +74,8 @@ export interface CallControls {
    * call continues that trace (wins over the upgrade's header). A malformed one is ignored.
    */
   readonly traceparent?: string;
+  /** The `tracestate` beside that `traceparent` (`params._meta.tracestate`), when well formed (OBS-45). */
+  readonly tracestate?: string;
 }
 
 /** A call's verb input and controls, once the control members are taken out of `params`. */
@@ -122,9 +126,14 @@ export function splitParams(params: JsonRpcParams | undefined): SplitParams {
     idempotencyKey?: string;
     capability?: string;
     traceparent?: string;
+    tracestate?: string;
   } = {};
   const traceparent = Object.hasOwn(params, meta) ? traceparentOfMeta(params[meta]) : undefined;
-  if (traceparent !== undefined) controls.traceparent = traceparent;
+  if (traceparent !== undefined) {
+    controls.traceparent = traceparent;
+    const tracestate = tracestateOfMeta(params[meta]);
+    if (tracestate !== undefined) controls.tracestate = tracestate;
+  }
   const c = params[capability];
   if (c !== undefined) {
     if (typeof c !== 'string' || c.trim() === '') {
@@ -196,8 +205,15 @@ export interface CallerContext {
   readonly capability?: string;
   /** Transport metadata for audit (remote address, connection id). */
   readonly transport: Readonly<Record<string, string>>;
-  /** The upgrade's W3C `traceparent`, when it sent a valid one: each call is a new span of its trace. */
+  /**
+   * The caller's span the upgrade request named (its valid W3C `traceparent` header): each call
+   * is a new span of its trace.
+   */
   readonly traceparent?: string;
+  /** The upgrade's `tracestate` header beside that `traceparent`, when well formed (OBS-45). */
+  readonly tracestate?: string;
+  /** The node's tracer: each call is a SERVER span (OTel RPC conventions). @default none */
+  readonly tracing?: Observer;
   /** Aborted when the connection closes: calls in flight are cancelled. */
   readonly signal: AbortSignal;
   /** Sends a notification (a stream chunk) to the caller. */
@@ -224,7 +240,7 @@ function requestEnvelope(
   principal: AuthPrincipal,
   id: JsonRpcId | undefined,
   capability: string | undefined,
-  traceparent: string | undefined,
+  trace: { readonly traceparent?: string; readonly tracestate?: string },
 ): Envelope {
   return {
     id: randomUUID(),
@@ -235,7 +251,10 @@ function requestEnvelope(
     data,
     ...(principal.tenant === undefined ? {} : { tenantId: principal.tenant }),
     ...(capability === undefined ? {} : { capability }),
-    ...(traceparent === undefined ? {} : { traceparent }),
+    ...(trace.traceparent === undefined ? {} : { traceparent: trace.traceparent }),
+    ...(trace.traceparent === undefined || trace.tracestate === undefined
+      ? {}
+      : { tracestate: trace.tracestate }),
     ...(id === undefined ? {} : { extensions: { [JSONRPC_EXTENSIONS.id]: id } }),
   };
 }
@@ -286,6 +305,55 @@ async function streamCall(
   }
 }
 
+/** The most characters of a method name or error message a span carries. */
+const MAX_SPAN_TEXT = 256;
+
+/** The `tracestate` that goes with a call's parent: its `_meta`'s, else the upgrade's. */
+function tracestateOf(
+  meta: { readonly traceparent?: string; readonly tracestate?: string },
+  caller: CallerContext,
+): { tracestate?: string } {
+  const state = meta.traceparent === undefined ? caller.tracestate : meta.tracestate;
+  return state === undefined ? {} : { tracestate: state };
+}
+
+/**
+ * The SERVER span of one call (OTel RPC semantic conventions, OBS-46): `rpc.system` `jsonrpc`,
+ * `rpc.method`, `rpc.jsonrpc.version`, `rpc.jsonrpc.request_id`; its parent is the caller's span
+ * in `params._meta.traceparent` when valid, else the upgrade's, else it starts a trace.
+ */
+function serverSpan(
+  caller: CallerContext,
+  tracing: Observer,
+  method: string,
+  params: JsonRpcParams | undefined,
+  envelope: Parameters<JsonRpcDispatch>[3],
+): ObserverSpan {
+  const meta =
+    params !== undefined && !Array.isArray(params) && Object.hasOwn(params, WS_CONTROL_PARAMS.meta)
+      ? params[WS_CONTROL_PARAMS.meta]
+      : undefined;
+  const own = traceparentOfMeta(meta);
+  const parent = own ?? caller.traceparent;
+  const tracestate = own === undefined ? caller.tracestate : tracestateOfMeta(meta);
+  const id = envelope.kind === 'notification' ? undefined : jsonRpcIdOf(envelope);
+  const name = method.slice(0, MAX_SPAN_TEXT);
+  return tracing.span(
+    name,
+    {
+      'rpc.system': 'jsonrpc',
+      'rpc.method': name,
+      'rpc.jsonrpc.version': JSONRPC_VERSION,
+      ...(id === undefined || id === null ? {} : { 'rpc.jsonrpc.request_id': String(id) }),
+    },
+    {
+      kind: 'server',
+      ...(parent === undefined ? {} : { parent }),
+      ...(parent === undefined || tracestate === undefined ? {} : { tracestate }),
+    },
+  );
+}
+
 /**
  * The dispatcher of one connection: each call becomes a request envelope from the principal
  * to `capability:<verb>` with context face `hyperspace`. Requests are cancelled when the
@@ -300,12 +368,28 @@ export function hyperspaceDispatch(
 ): JsonRpcDispatch {
   const principal = runtimePrincipal(caller.principal);
   return async (method, params, _signal, envelope) => {
-    // Shed before anything is decoded or run: −32003 (Rate Limited) beyond the bounds.
-    const slot = caller.admission?.admit(caller.connection ?? caller);
+    const span =
+      caller.tracing === undefined ? undefined : serverSpan(caller, caller.tracing, method, params, envelope);
     try {
-      return await call(method, params, envelope);
-    } finally {
-      slot?.release();
+      // Shed before anything is decoded or run: −32003 (Rate Limited) beyond the bounds.
+      const slot = caller.admission?.admit(caller.connection ?? caller);
+      try {
+        const result = await call(method, params, envelope, span?.traceparent);
+        span?.end();
+        return result;
+      } finally {
+        slot?.release();
+      }
+    } catch (error) {
+      if (span !== undefined) {
+        const failure = toPlexusError(error);
+        span.set?.({
+          'rpc.jsonrpc.error_code': JSONRPC_ERRORS[failure.code].hyperspace,
+          'rpc.jsonrpc.error_message': failure.message.slice(0, MAX_SPAN_TEXT),
+        });
+        span.end(failure);
+      }
+      throw error;
     }
   };
 
@@ -313,6 +397,7 @@ export function hyperspaceDispatch(
     method: string,
     params: JsonRpcParams | undefined,
     envelope: Parameters<JsonRpcDispatch>[3],
+    served: string | undefined,
   ): Promise<JsonValue> {
     // the face's own aliases, then the runtime's table (the seed's camelCase primitive methods)
     const verb = options.methodAliases.get(method) ?? runtime.agents.resolveVerb(method);
@@ -326,8 +411,16 @@ export function hyperspaceDispatch(
       caller.principal,
       id,
       capability,
-      // the caller's span in `_meta`; else a span of the upgrade's trace; else the runtime's own
-      controls.traceparent ?? (caller.traceparent === undefined ? undefined : childSpan(caller.traceparent)),
+      served === undefined
+        ? // the caller's span in `_meta`; else a span of the upgrade's trace; else the runtime's own
+          controls.traceparent === undefined
+          ? {
+              ...(caller.traceparent === undefined ? {} : { traceparent: childSpan(caller.traceparent) }),
+              ...(caller.tracestate === undefined ? {} : { tracestate: caller.tracestate }),
+            }
+          : controls
+        : // the call's SERVER span: the invocation is its child (OBS-46)
+          { traceparent: served, ...tracestateOf(controls, caller) },
     );
     const context: InvocationContext = {
       face: HYPERSPACE_FACE,

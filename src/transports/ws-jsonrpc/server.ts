@@ -3,7 +3,12 @@
  * node's `http.Server` 'upgrade' event, with bearer authentication at the upgrade (D14),
  * per-connection limits, ping/pong keepalive, and a clean shutdown.
  */
-import { traceOfRequest, traceResponseHeaders } from '../trace-headers.js';
+import {
+  TRACEPARENT_HEADER,
+  callerTraceparent,
+  traceOfRequest,
+  traceResponseHeaders,
+} from '../trace-headers.js';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
@@ -169,6 +174,7 @@ export function createWsJsonRpc(components: FaceComponents, init: WsJsonRpcInit 
   const accept = (ws: WebSocket, request: IncomingMessage, credential: AuthenticatedCredential): void => {
     const { principal, capability } = credential;
     const trace = traceOfRequest(request);
+    const caller = trace.continued ? callerTraceparent(request.headers[TRACEPARENT_HEADER]) : undefined;
     const gate = components.capabilities;
     const connection = openConnection({
       ws,
@@ -186,7 +192,10 @@ export function createWsJsonRpc(components: FaceComponents, init: WsJsonRpcInit 
       methodAliases,
       now,
       ...(init.admission === undefined ? {} : { admission: init.admission }),
-      ...(trace.continued ? { traceparent: trace.traceparent } : {}),
+      // each call is a span of the upgrade's trace, a child of the caller's span it named
+      ...(caller === undefined ? {} : { traceparent: caller }),
+      ...(caller === undefined || trace.tracestate === undefined ? {} : { tracestate: trace.tracestate }),
+      ...(components.tracing === undefined ? {} : { tracing: components.tracing }),
     });
     connections.add(connection);
     void connection.closed.then(() => connections.delete(connection));

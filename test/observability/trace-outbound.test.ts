@@ -1,0 +1,652 @@
+/**
+ * W3C trace context out of the bridges and into the MCP face's other methods (issue 16 item 1,
+ * OBS-45 … OBS-48). One traced node on 127.0.0.1 (in-memory span exporter) bridges a stock MCP
+ * SDK server (`McpServer` behind `StreamableHTTPServerTransport`) and a stock A2A SDK server
+ * (`DefaultRequestHandler` behind `JsonRpcTransportHandler`), both written here and recording
+ * the headers of every request they receive: a bridged call's request carries a `traceparent`
+ * header in the caller's trace whose span is the node's CLIENT span for that request (HTTP
+ * semantic conventions), and the caller's `tracestate`. MCP `resources/read`, `prompts/get` and
+ * `completion/complete` run in a SERVER span under `_meta.traceparent` and hand the trace to the
+ * agent's loader; a resource of the bridged server read that way reaches it in the same trace.
+ * A second node forwarding over `peers:` carries the tracestate to the first. Malformed values
+ * are ignored, never an error.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AgentCard as AgentCardCodec, TaskState, type AgentCard } from '@a2a-js/sdk';
+import {
+  AgentEvent,
+  DefaultRequestHandler,
+  InMemoryTaskStore,
+  JsonRpcTransportHandler,
+  ServerCallContext,
+  type AgentExecutor,
+} from '@a2a-js/sdk/server';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { JsonValue } from '../../src/core/json.js';
+import { createNode, defaultFaces, type Node } from '../../src/node/index.js';
+import { INVOCATION_SPAN } from '../../src/observability/span-names.js';
+import { defineAgent, type OfferingCaller } from '../../src/runtime/index.js';
+import { prompt, resource } from '../../src/sdk/index.js';
+import { a2aBridgeFace } from '../../src/transports/a2a-bridge/a2a-bridge-face.js';
+import { mcpBridgeFace } from '../../src/transports/mcp-bridge/mcp-bridge-face.js';
+import { request } from '../runtime/helpers.js';
+import { eventually, until } from '../support/until.js';
+
+const TRACE = '5bf92f3577b34da6a3ce929d0e0e4737';
+const CALLER_SPAN = '10f067aa0ba902b8';
+const CALLER = `00-${TRACE}-${CALLER_SPAN}-01`;
+const STATE = 'vendor=abc,other@tenant=x1';
+const W3C = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/;
+
+/** The value `look` finds, once it finds one (bounded polling). */
+function found<T>(what: string, look: () => T | undefined): Promise<T> {
+  return eventually(what, () => Promise.resolve(look()));
+}
+
+const parentOf = (s: ReadableSpan): string | undefined => s.parentSpanContext?.spanId;
+const traceOf = (s: ReadableSpan): string => s.spanContext().traceId;
+const idOf = (s: ReadableSpan): string => s.spanContext().spanId;
+const stateOf = (s: ReadableSpan): string => s.spanContext().traceState?.serialize() ?? '';
+
+/** One request an SDK server received. */
+interface Received {
+  readonly method: string;
+  readonly path: string;
+  readonly rpc?: string;
+  readonly traceparent?: string;
+  readonly tracestate?: string;
+  readonly meta?: Record<string, unknown>;
+}
+
+function seen(headers: IncomingHttpHeaders, rest: Omit<Received, 'traceparent' | 'tracestate'>): Received {
+  const { traceparent, tracestate } = headers;
+  return {
+    ...rest,
+    ...(typeof traceparent === 'string' ? { traceparent } : {}),
+    ...(typeof tracestate === 'string' ? { tracestate } : {}),
+  };
+}
+
+async function body(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text === '' ? undefined : JSON.parse(text);
+}
+
+async function listen(server: Server): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+// ---- a stock MCP SDK server that records what it receives ----------------------------------
+
+const mcpSeen: Received[] = [];
+
+function mcpFixture(): McpServer {
+  const server = new McpServer({ name: 'trace-fixture', version: '1.0.0' });
+  server.registerTool(
+    'shout',
+    { description: 'upper-cases', inputSchema: { text: z.string() } },
+    ({ text }) => ({ content: [{ type: 'text', text: text.toUpperCase() }] }),
+  );
+  server.registerResource('notes', 'http://fixture/notes', { mimeType: 'text/plain' }, (uri) => ({
+    contents: [{ uri: uri.href, text: 'the notes' }],
+  }));
+  return server;
+}
+
+async function mcpServer(): Promise<{ url: string; server: Server }> {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const server = createServer((req, res) => {
+    void (async () => {
+      const parsed = req.method === 'POST' ? await body(req) : undefined;
+      const message = (parsed ?? {}) as { method?: string; params?: { _meta?: Record<string, unknown> } };
+      mcpSeen.push(
+        seen(req.headers, {
+          method: req.method ?? '',
+          path: req.url ?? '',
+          ...(message.method === undefined ? {} : { rpc: message.method }),
+          ...(message.params?._meta === undefined ? {} : { meta: message.params._meta }),
+        }),
+      );
+      const id = req.headers['mcp-session-id'];
+      let transport = typeof id === 'string' ? sessions.get(id) : undefined;
+      if (transport === undefined && req.method === 'POST' && isInitializeRequest(parsed)) {
+        const created = new StreamableHTTPServerTransport({
+          sessionIdGenerator: randomUUID,
+          onsessioninitialized: (sid) => {
+            sessions.set(sid, created);
+          },
+        });
+        transport = created;
+        await mcpFixture().connect(created);
+      }
+      if (transport === undefined) {
+        res.writeHead(404).end();
+        return;
+      }
+      await transport.handleRequest(req, res, parsed);
+    })();
+  });
+  const port = await listen(server);
+  return { url: `http://127.0.0.1:${String(port)}/mcp`, server };
+}
+
+// ---- a stock A2A SDK server that records what it receives ----------------------------------
+
+const a2aSeen: Received[] = [];
+/** The metadata of each message the A2A agent was sent. */
+const a2aMetadata: Record<string, unknown>[] = [];
+
+const executor: AgentExecutor = {
+  execute(ctx, bus) {
+    a2aMetadata.push(ctx.userMessage.metadata ?? {});
+    const base = { taskId: ctx.taskId, contextId: ctx.contextId };
+    bus.publish(
+      AgentEvent.task({
+        id: ctx.taskId,
+        contextId: ctx.contextId,
+        status: {
+          state: TaskState.TASK_STATE_SUBMITTED,
+          message: undefined,
+          timestamp: new Date().toISOString(),
+        },
+        artifacts: [],
+        history: [ctx.userMessage],
+        metadata: undefined,
+      }),
+    );
+    const part = ctx.userMessage.parts[0];
+    bus.publish(
+      AgentEvent.artifactUpdate({
+        ...base,
+        artifact: {
+          artifactId: randomUUID(),
+          name: 'echo',
+          description: '',
+          parts: part === undefined ? [] : [part],
+          metadata: undefined,
+          extensions: [],
+        },
+        append: false,
+        lastChunk: true,
+        metadata: undefined,
+      }),
+    );
+    bus.publish(
+      AgentEvent.statusUpdate({
+        ...base,
+        status: {
+          state: TaskState.TASK_STATE_COMPLETED,
+          message: undefined,
+          timestamp: new Date().toISOString(),
+        },
+        metadata: undefined,
+      }),
+    );
+    bus.finished();
+    return Promise.resolve();
+  },
+  cancelTask(_taskId, bus) {
+    bus.finished();
+    return Promise.resolve();
+  },
+};
+
+function cardOf(port: number): Record<string, unknown> {
+  const card: AgentCard = {
+    name: 'SDK agent',
+    description: 'a stock A2A SDK server',
+    supportedInterfaces: [
+      {
+        url: `http://127.0.0.1:${String(port)}/rpc`,
+        protocolBinding: 'JSONRPC',
+        tenant: '',
+        protocolVersion: '1.0',
+      },
+    ],
+    provider: undefined,
+    version: '2.0.0',
+    capabilities: { streaming: false, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ['text'],
+    defaultOutputModes: ['text'],
+    skills: [
+      {
+        id: 'echo',
+        name: 'echo',
+        description: 'echoes',
+        tags: ['echo'],
+        examples: [],
+        inputModes: ['text'],
+        outputModes: ['text'],
+        securityRequirements: [],
+      },
+    ],
+    signatures: [],
+  };
+  return AgentCardCodec.toJSON(card) as Record<string, unknown>;
+}
+
+async function a2aServer(): Promise<{ url: string; server: Server }> {
+  let port = 0;
+  let rpc: JsonRpcTransportHandler | undefined;
+  const server = createServer((req, res) => {
+    void (async () => {
+      const text = req.method === 'POST' ? JSON.stringify(await body(req)) : '';
+      a2aSeen.push(seen(req.headers, { method: req.method ?? '', path: req.url ?? '' }));
+      if (req.method === 'GET' && req.url === '/.well-known/agent-card.json') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(cardOf(port)));
+        return;
+      }
+      rpc ??= new JsonRpcTransportHandler(
+        new DefaultRequestHandler(AgentCardCodec.fromJSON(cardOf(port)), new InMemoryTaskStore(), executor),
+      );
+      const answer = await rpc.handle(text, new ServerCallContext({ requestedVersion: '1.0' }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+    })();
+  });
+  port = await listen(server);
+  return { url: `http://127.0.0.1:${String(port)}`, server };
+}
+
+// ---- an agent whose resource, prompt and completer record the trace they ran in -------------
+
+const callers: { what: string; caller: OfferingCaller }[] = [];
+
+const notes = defineAgent({
+  card: {
+    id: 'notes',
+    name: 'Notes',
+    version: '1.0.0',
+    tier: 'L3',
+    capabilities: [{ verb: 'notes.echo', input: { type: 'object' }, output: { type: 'object' } }],
+  },
+  create: () => ({ 'notes.echo': (input: JsonValue) => ({ echoed: input }) }),
+  resources: [
+    resource(
+      'notes://{id}/page',
+      {
+        name: 'page',
+        complete: {
+          id: (value, caller) => {
+            callers.push({ what: 'complete', caller });
+            return ['alpha', 'beta'].filter((v) => v.startsWith(value));
+          },
+        },
+      },
+      (_uri, { id }, caller) => {
+        callers.push({ what: 'read', caller });
+        return `page ${id ?? ''}`;
+      },
+    ),
+  ],
+  prompts: [
+    prompt('greet', { arguments: [{ name: 'name', required: true }] }, (args, caller) => {
+      callers.push({ what: 'prompt', caller });
+      return `Hello ${args['name'] ?? ''}`;
+    }),
+  ],
+});
+
+// ---- the nodes ------------------------------------------------------------------------------
+
+const dirs: string[] = [];
+const servers: Server[] = [];
+let node: Node;
+let exporter: InMemorySpanExporter;
+let mcpUrl: string;
+let a2aUrl: string;
+/** What the node's start left: its spans, and what the A2A server saw (the card fetch). */
+const startup: { spans: ReadableSpan[]; a2a: Received[] } = { spans: [], a2a: [] };
+
+async function dataDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'plexus-trace-out-'));
+  dirs.push(dir);
+  return dir;
+}
+
+beforeAll(async () => {
+  const mcp = await mcpServer();
+  const a2a = await a2aServer();
+  servers.push(mcp.server, a2a.server);
+  mcpUrl = mcp.url;
+  a2aUrl = a2a.url;
+  exporter = new InMemorySpanExporter();
+  node = createNode({
+    dataDir: await dataDir(),
+    store: 'memory',
+    host: '127.0.0.1',
+    port: 0,
+    dev: true,
+    demo: false,
+    primitives: false,
+    agents: [notes],
+    spanExporter: exporter,
+    faces: [
+      ...defaultFaces({ dev: true }),
+      mcpBridgeFace({ servers: [{ name: 'sm', url: mcp.url }] }),
+      a2aBridgeFace({ agents: [{ name: 'sa', url: a2a.url }] }),
+    ],
+  });
+  await node.start();
+  await until(
+    () =>
+      node.runtime.agents.registry.find('sm') !== undefined &&
+      node.runtime.agents.registry.find('sa') !== undefined,
+    { what: 'the bridged agents hosted', limitMs: 30_000 },
+  );
+  await until(() => exporter.getFinishedSpans().some((s) => s.name === 'GET'), {
+    what: 'the card fetch exported',
+  });
+  startup.spans = exporter.getFinishedSpans().slice();
+  startup.a2a = a2aSeen.slice();
+}, 60_000);
+
+afterAll(async () => {
+  await node.stop({ drainMs: 0 });
+  for (const s of servers.splice(0))
+    await new Promise<void>((resolve) =>
+      s.close(() => {
+        resolve();
+      }),
+    );
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+beforeEach(() => {
+  exporter.reset();
+  mcpSeen.length = 0;
+  a2aSeen.length = 0;
+  a2aMetadata.length = 0;
+  callers.length = 0;
+});
+
+/** The verb the bridge made of `agent`'s first capability. */
+function bridgedVerb(agent: string): string {
+  return node.runtime.agents.registry.get(agent).capabilities[0]?.verb ?? '';
+}
+
+/** The span of `id`, once it was exported. */
+function spanWithId(id: string | undefined): Promise<ReadableSpan> {
+  return found(`span ${String(id)}`, () => exporter.getFinishedSpans().find((s) => idOf(s) === id));
+}
+
+/** Checks `got` is a CLIENT span (HTTP semconv) to `url` answered 200, in the caller's trace under `execute`. */
+function expectClientSpan(client: ReadableSpan, url: string, parent: string): void {
+  const target = new URL(url);
+  expect(client.kind).toBe(SpanKind.CLIENT);
+  expect(traceOf(client)).toBe(TRACE);
+  expect(parentOf(client)).toBe(parent);
+  expect(client.attributes).toMatchObject({
+    'http.request.method': 'POST',
+    'url.full': `${target.origin}${target.pathname}`,
+    'server.address': '127.0.0.1',
+    'server.port': Number(target.port),
+    'http.response.status_code': 200,
+  });
+  expect(stateOf(client)).toBe(STATE);
+}
+
+describe('the bridges send W3C trace context on their HTTP requests', () => {
+  it('MCP bridge: tools/call carries traceparent (its CLIENT span) and tracestate headers and _meta', async () => {
+    const verb = bridgedVerb('sm');
+    const { envelope } = await node.runtime.invoke(
+      request(verb, { text: 'hi' }, `capability:${verb}`, { traceparent: CALLER, tracestate: STATE }),
+      { face: 'internal' },
+    );
+    expect(envelope.kind, JSON.stringify(envelope.data)).toBe('response');
+    const call = mcpSeen.find((r) => r.rpc === 'tools/call');
+    expect(call).toBeDefined();
+    const header = W3C.exec(call?.traceparent ?? '');
+    expect(header?.[1]).toBe(TRACE); // the far side's header carries the caller's trace id
+    expect(call?.tracestate).toBe(STATE);
+    const client = await spanWithId(header?.[2]);
+    const invocation = await found('the invocation', () =>
+      exporter
+        .getFinishedSpans()
+        .find((s) => s.name === INVOCATION_SPAN && s.attributes['agentese.verb'] === verb),
+    );
+    const execute = await found('the execute span', () =>
+      exporter
+        .getFinishedSpans()
+        .find((s) => s.name === 'runtime.execute' && parentOf(s) === idOf(invocation)),
+    );
+    expectClientSpan(client, mcpUrl, idOf(execute));
+    // the message's own _meta names the execute span (OBS-15) and the tracestate
+    expect(call?.meta?.['traceparent']).toBe(`00-${TRACE}-${idOf(execute)}-01`);
+    expect(call?.meta?.['tracestate']).toBe(STATE);
+  });
+
+  it('A2A bridge: message/send carries the headers and the metadata; card fetches are CLIENT spans', async () => {
+    const verb = bridgedVerb('sa');
+    const { envelope } = await node.runtime.invoke(
+      request(verb, 'hello', `capability:${verb}`, { traceparent: CALLER, tracestate: STATE }),
+      { face: 'internal' },
+    );
+    expect(envelope.kind, JSON.stringify(envelope.data)).toBe('response');
+    const post = a2aSeen.find((r) => r.method === 'POST');
+    const header = W3C.exec(post?.traceparent ?? '');
+    expect(header?.[1]).toBe(TRACE);
+    expect(post?.tracestate).toBe(STATE);
+    const client = await spanWithId(header?.[2]);
+    const execute = await spanWithId(parentOf(client));
+    expect(execute.name).toBe('runtime.execute');
+    expectClientSpan(client, `${a2aUrl}/rpc`, idOf(execute));
+    expect(a2aMetadata[0]).toMatchObject({
+      traceparent: `00-${TRACE}-${idOf(execute)}-01`,
+      tracestate: STATE,
+    });
+  });
+
+  it('card fetches are CLIENT spans too, named by their traceparent header', () => {
+    const card = startup.a2a.find((r) => r.method === 'GET' && r.path === '/.well-known/agent-card.json');
+    const header =
+      W3C.exec(card?.traceparent ?? '') ??
+      /^00-([0-9a-f]{32})-([0-9a-f]{16})-00$/.exec(card?.traceparent ?? '');
+    expect(header).not.toBeNull();
+    const client = startup.spans.find((s) => idOf(s) === header?.[2]);
+    expect(client?.kind).toBe(SpanKind.CLIENT);
+    expect(client?.name).toBe('GET');
+    expect(client?.attributes).toMatchObject({
+      'http.request.method': 'GET',
+      'url.full': `${a2aUrl}/.well-known/agent-card.json`,
+      'http.response.status_code': 200,
+    });
+    expect(client === undefined ? 'none' : parentOf(client)).toBeUndefined(); // outside any call: its own trace
+  });
+
+  it('a malformed tracestate is dropped from the headers; the trace is kept', async () => {
+    const verb = bridgedVerb('sm');
+    for (const bad of ['BAD KEY=1', 'a=1,a=2', `k=${'v'.repeat(600)}`]) {
+      mcpSeen.length = 0;
+      const { envelope } = await node.runtime.invoke(
+        // a new text each time: an identical call may be answered without a new request
+        request(verb, { text: bad }, `capability:${verb}`, { traceparent: CALLER, tracestate: bad }),
+        { face: 'internal' },
+      );
+      expect(envelope.kind, JSON.stringify(envelope.data)).toBe('response');
+      const call = mcpSeen.find((r) => r.rpc === 'tools/call');
+      expect(W3C.exec(call?.traceparent ?? '')?.[1], bad).toBe(TRACE);
+      expect(call?.tracestate).toBeUndefined();
+      expect(call?.meta?.['tracestate']).toBeUndefined();
+    }
+  });
+});
+
+describe('MCP resources/read, prompts/get, completion/complete continue _meta.traceparent', () => {
+  async function mcpClient(): Promise<Client> {
+    const client = new Client({ name: 'trace-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${node.url}/mcp`)));
+    return client;
+  }
+
+  /** The MCP SERVER span of `method`, once exported. */
+  function mcpSpan(method: string): Promise<ReadableSpan> {
+    return found(`the ${method} span`, () =>
+      exporter
+        .getFinishedSpans()
+        .find((s) => s.kind === SpanKind.SERVER && s.attributes['mcp.method.name'] === method),
+    );
+  }
+
+  it('runs each in a SERVER span under the caller’s span, and the loader gets the trace', async () => {
+    const client = await mcpClient();
+    try {
+      const meta = { traceparent: CALLER, tracestate: STATE };
+      const read = await client.readResource({ uri: 'notes://one/page', _meta: meta });
+      expect(read.contents[0]).toMatchObject({ text: 'page one' });
+      const got = await client.getPrompt({ name: 'greet', arguments: { name: 'Ada' }, _meta: meta });
+      expect(JSON.stringify(got.messages)).toContain('Hello Ada');
+      const done = await client.complete({
+        ref: { type: 'ref/resource', uri: 'notes://{id}/page' },
+        argument: { name: 'id', value: 'al' },
+        _meta: meta,
+      });
+      expect(done.completion.values).toEqual(['alpha']);
+
+      for (const [method, what] of [
+        ['resources/read', 'read'],
+        ['prompts/get', 'prompt'],
+        ['completion/complete', 'complete'],
+      ] as const) {
+        const span = await mcpSpan(method);
+        expect(traceOf(span), method).toBe(TRACE);
+        expect(parentOf(span), method).toBe(CALLER_SPAN);
+        expect(stateOf(span), method).toBe(STATE);
+        expect(span.attributes).toMatchObject({ 'rpc.system': 'jsonrpc', 'rpc.method': method });
+        const caller = callers.find((c) => c.what === what)?.caller;
+        expect(caller?.traceparent, what).toBe(`00-${TRACE}-${idOf(span)}-01`);
+        expect(caller?.tracestate, what).toBe(STATE);
+      }
+      expect((await mcpSpan('resources/read')).attributes['mcp.resource.uri']).toBe('notes://one/page');
+      expect((await mcpSpan('prompts/get')).name).toBe('prompts/get greet');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a failure ends the span with its error; a malformed _meta falls back to the HTTP request’s span', async () => {
+    const client = await mcpClient();
+    try {
+      await expect(
+        client.getPrompt({ name: 'no-such-prompt', _meta: { traceparent: CALLER } }),
+      ).rejects.toThrow();
+      const failed = await mcpSpan('prompts/get');
+      expect(parentOf(failed)).toBe(CALLER_SPAN);
+      expect(failed.status.code).toBe(SpanStatusCode.ERROR);
+      expect(typeof failed.attributes['rpc.jsonrpc.error_code']).toBe('number');
+
+      for (const bad of ['00-zz-not-a-trace', 42, { x: 1 }]) {
+        exporter.reset();
+        const read = await client.readResource({
+          uri: 'notes://two/page',
+          _meta: { traceparent: bad },
+        });
+        expect(read.contents[0]).toMatchObject({ text: 'page two' }); // never an error
+        const span = await mcpSpan('resources/read');
+        expect(traceOf(span)).not.toBe(TRACE);
+        const post = await spanWithId(parentOf(span));
+        expect(post.name).toBe('POST /mcp');
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a bridged server’s resource read in a trace reaches it in that trace (header and _meta)', async () => {
+    const client = await mcpClient();
+    try {
+      const read = await client.readResource({
+        uri: 'http://fixture/notes',
+        _meta: { traceparent: CALLER, tracestate: STATE },
+      });
+      expect(read.contents[0]).toMatchObject({ text: 'the notes' });
+      const span = await mcpSpan('resources/read');
+      const far = mcpSeen.find((r) => r.rpc === 'resources/read');
+      const header = W3C.exec(far?.traceparent ?? '');
+      expect(header?.[1]).toBe(TRACE);
+      expect(far?.tracestate).toBe(STATE);
+      const client2 = await spanWithId(header?.[2]);
+      expect(client2.kind).toBe(SpanKind.CLIENT);
+      expect(parentOf(client2)).toBe(idOf(span));
+      expect(far?.meta?.['traceparent']).toBe(`00-${TRACE}-${idOf(span)}-01`);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('tracestate over an HTTP peer hop', () => {
+  it('the forwarding node sends it (header and envelope); the far node keeps it in its spans', async () => {
+    const nearExporter = new InMemorySpanExporter();
+    const near = createNode({
+      dataDir: await dataDir(),
+      store: 'memory',
+      host: '127.0.0.1',
+      port: 0,
+      dev: true,
+      demo: false,
+      primitives: false,
+      agents: [],
+      peers: [{ url: node.url }],
+      peerPollMs: 100,
+      spanExporter: nearExporter,
+    });
+    await near.start();
+    try {
+      await until(() => near.runtime.agents.registry.byCapability('notes.echo').length > 0, {
+        what: 'the near node to learn notes.echo',
+        limitMs: 30_000,
+      });
+      exporter.reset();
+      const answer = await fetch(`${near.url}/v1/execute`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', traceparent: CALLER, tracestate: STATE },
+        body: JSON.stringify({
+          esrp_version: '1.0',
+          request_id: randomUUID(),
+          timestamp: new Date().toISOString(),
+          caller: { system: 'test' },
+          target: { service: 'notes', operation: 'echo' },
+          inputs: [{ name: 'input', content_type: 'application/json', data: '{"n":1}', encoding: 'utf-8' }],
+        }),
+      });
+      expect(answer.status, await answer.clone().text()).toBe(200);
+      expect(answer.headers.get('tracestate')).toBe(STATE);
+      const far = await found('the far invocation', () =>
+        exporter
+          .getFinishedSpans()
+          .find((s) => s.name === INVOCATION_SPAN && s.attributes['agentese.verb'] === 'notes.echo'),
+      );
+      expect(traceOf(far)).toBe(TRACE);
+      expect(stateOf(far)).toBe(STATE);
+      const route = await found('the far peer route span', () =>
+        exporter.getFinishedSpans().find((s) => s.kind === SpanKind.SERVER && s.name.includes('/v1/peer')),
+      );
+      expect(stateOf(route)).toBe(STATE); // from the tracestate header
+      const hop = await found('the near hop', () =>
+        nearExporter.getFinishedSpans().find((s) => s.name === 'routing.forward'),
+      );
+      expect(stateOf(hop)).toBe(STATE);
+    } finally {
+      await near.stop({ drainMs: 0 });
+    }
+  });
+});
