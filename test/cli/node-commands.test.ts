@@ -215,7 +215,7 @@ describe('plexus replay', () => {
     const ok = await runCli(['replay', '--data', dir, '--verify']);
     expect(ok.code).toBe(0);
     expect(ok.out).toMatch(/^chain ok: \d+ events/);
-    expect(ok.out).toMatch(/replay ok: \d+ events, 16 projections rebuilt, \d+ comparisons passed/);
+    expect(ok.out).toMatch(/replay ok: \d+ events, 17 projections rebuilt, \d+ comparisons passed/);
     const db = new Database(join(dir, 'events.db'));
     db.prepare("UPDATE events SET type = 'agent.forged' WHERE seq = 2").run();
     db.close();

@@ -73,7 +73,7 @@ describe('a node killed with SIGKILL during load', () => {
     });
     expect(replay.stderr).toBe('');
     expect(replay.status).toBe(0);
-    expect(replay.stdout).toMatch(/replay ok: \d+ events, 16 projections rebuilt/);
+    expect(replay.stdout).toMatch(/replay ok: \d+ events, 17 projections rebuilt/);
   }, 60_000);
 });
 
