@@ -115,14 +115,31 @@ function attributesOf(name: string, attributes: Flat | undefined): Attributes {
   const out: Attributes = {};
   if (attributes === undefined) return out;
   const invocation = name === INVOCATION_SPAN;
-  for (const [key, value] of Object.entries(attributes)) {
-    // for the log line only: the trace is the span's own, and user ids are personal data
-    if (LOG_ONLY.has(key)) continue;
+  for (const key in attributes) {
+    const value = attributes[key];
+    if (value === undefined) continue;
     if (invocation && key === 'verb') out[ATTR_VERB] = value;
     else if (invocation && key === 'tenant') out[ATTR_TENANT_ID] = value;
-    else out[key.includes('.') ? key : `plexus.${key}`] = value;
+    else {
+      const exported = exportedName(key);
+      if (exported !== undefined) out[exported] = value;
+    }
   }
   return out;
+}
+
+/** Exported names of the runtime's attribute names, worked out once per name (a small, fixed set). */
+const EXPORTED = new Map<string, string | undefined>();
+
+/** `key` as a span attribute name, or `undefined` for one kept for the log line only. */
+function exportedName(key: string): string | undefined {
+  let exported = EXPORTED.get(key);
+  if (exported === undefined && !EXPORTED.has(key)) {
+    // for the log line only: the trace is the span's own, and user ids are personal data
+    exported = LOG_ONLY.has(key) ? undefined : key.includes('.') ? key : `plexus.${key}`;
+    if (EXPORTED.size < 4096) EXPORTED.set(key, exported);
+  }
+  return exported;
 }
 
 /**
