@@ -31,6 +31,8 @@ export interface LightSpanSink {
 /** A light span in progress. */
 export interface LightSpan {
   readonly traceparent: string;
+  /** The span's own id (16 hex characters). */
+  readonly spanId: string;
   set(attributes: Attributes): void;
   end(status?: SpanStatus, attributes?: Attributes): void;
 }
@@ -65,6 +67,7 @@ class RecordedStep implements ReadableSpan, LightSpan {
   ended = false;
   readonly startTime: HrTime;
   readonly traceparent: string;
+  readonly spanId: string;
   readonly resource: Resource;
   readonly instrumentationScope: InstrumentationScope;
 
@@ -77,6 +80,7 @@ class RecordedStep implements ReadableSpan, LightSpan {
     private readonly sink: LightSpanSink,
   ) {
     this.startTime = hrTimeOf(startMs);
+    this.spanId = context.spanId;
     this.traceparent = `00-${context.traceId}-${context.spanId}-01`;
     this.resource = sink.resource;
     this.instrumentationScope = sink.scope;
@@ -104,7 +108,10 @@ class RecordedStep implements ReadableSpan, LightSpan {
 }
 
 class UnsampledStep implements LightSpan {
-  constructor(readonly traceparent: string) {}
+  constructor(
+    readonly traceparent: string,
+    readonly spanId: string,
+  ) {}
   set(): void {}
   end(): void {}
 }
@@ -122,7 +129,7 @@ export function startLightSpan(
 ): LightSpan {
   const spanId = randomHexId(8);
   if ((parent.traceFlags & TraceFlags.SAMPLED) === 0) {
-    return new UnsampledStep(`00-${parent.traceId}-${spanId}-00`);
+    return new UnsampledStep(`00-${parent.traceId}-${spanId}-00`, spanId);
   }
   const context: SpanContext = {
     traceId: parent.traceId,

@@ -186,15 +186,14 @@ export function tracingObserver(tracer: Tracer, ids: PresetIds, steps?: LightSpa
           options.parent === undefined ? undefined : trace.getSpanContext(parentContext(options));
         if (parent !== undefined) {
           const step = startLightSpan(steps, name, attributesOf(name, attributes), parent, options.startedAt);
-          const stepId = step.traceparent.slice(36, 52);
-          remember(stepId, parent.traceState);
+          remember(step.spanId, parent.traceState);
           return {
             traceparent: step.traceparent,
             set: (more) => {
               step.set(attributesOf(name, more));
             },
             end: (error) => {
-              if (parent.traceState !== undefined) states.delete(stepId);
+              if (parent.traceState !== undefined) states.delete(step.spanId);
               step.end(
                 error === undefined
                   ? undefined

@@ -5,18 +5,7 @@
  * keeps; with time-ordered ids that index grows at its right edge, which keeps an append as
  * cheap as without it (random v4 ids made every insert ~3x dearer: Perf-P3-003).
  */
-import { randomFillSync } from 'node:crypto';
-
-const HEX: readonly string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-
-/** Two hex digits of a byte. */
-function hex(byte: number | undefined): string {
-  return HEX[(byte ?? 0) & 0xff] ?? '00';
-}
-
-/** Random bytes drawn in bulk (8 per id). */
-const pool = Buffer.alloc(4096);
-let poolAt = pool.length;
+import { hexByte as hex, randomPoolBytes } from '../../core/random-hex.js';
 
 let lastMs = -1;
 let counter = 0;
@@ -34,13 +23,7 @@ export function newJobId(now: number = Date.now()): string {
     lastMs++;
     counter = 0;
   }
-  if (poolAt + 8 > pool.length) {
-    randomFillSync(pool);
-    poolAt = 0;
-  }
-  const r = pool;
-  const i = poolAt;
-  poolAt += 8;
+  const r = randomPoolBytes(8); // read at once: the pool's view
   const ms = lastMs;
   const high = Math.floor(ms / 0x10000); // top 32 bits of the 48-bit timestamp
   const low = ms % 0x10000; // bottom 16 bits
@@ -56,14 +39,14 @@ export function newJobId(now: number = Date.now()): string {
     (counter >>> 8).toString(16) +
     hex(counter & 0xff) +
     '-' +
-    hex(0x80 | ((r[i] ?? 0) & 0x3f)) +
-    hex(r[i + 1]) +
+    hex(0x80 | ((r[0] ?? 0) & 0x3f)) +
+    hex(r[1]) +
     '-' +
-    hex(r[i + 2]) +
-    hex(r[i + 3]) +
-    hex(r[i + 4]) +
-    hex(r[i + 5]) +
-    hex(r[i + 6]) +
-    hex(r[i + 7])
+    hex(r[2]) +
+    hex(r[3]) +
+    hex(r[4]) +
+    hex(r[5]) +
+    hex(r[6]) +
+    hex(r[7])
   );
 }
