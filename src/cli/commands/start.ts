@@ -177,7 +177,7 @@ export async function runStart(
     loaded.map((a) => a.spec),
     () => node,
   );
-  // the node and its agents load only when a node starts: `plexus --help` stays quick (CLI-lazy)
+  // the node and its agents load only when a node starts: `plexus --help` stays quick (S13)
   const { createNode, DEMO_VERBS } = await import('../../node/index.js');
   const node: Node = createNode({
     ...init,
