@@ -32,6 +32,7 @@ export const PLEXUS_HTTP = 'Plexus HTTP POST /v1/execute';
 export const PLEXUS_WS = 'Plexus WS JSON-RPC';
 export const PLEXUS_A2A = 'Plexus A2A JSON-RPC SendMessage';
 export const PLEXUS_HTTP_TRACED = 'Plexus HTTP POST /v1/execute, traced (OTLP, 100%)';
+export const PLEXUS_HTTP_TRACED_JSON = 'Plexus HTTP POST /v1/execute, traced (OTLP/JSON, 100%)';
 export const PLEXUS_HTTP_BARE = 'Plexus HTTP POST /v1/execute, no metrics, no tracing';
 export const PLEXUS_MCP_JSON = 'Plexus MCP, stateful, JSON replies';
 export const PLEXUS_MCP_SSE = 'Plexus MCP, stateful, SSE replies';
@@ -50,6 +51,9 @@ const barePlexusNode = () =>
 /** The same node with tracing exported at 100% sampling to a local OTLP receiver. */
 const tracedPlexusNode = () =>
   startServerProcess(new URL('./node/servers/plexus-node.js', import.meta.url), ['--traced'], NODE_READY);
+/** The same, exporting OTLP/JSON (OpenTelemetry's JSON exporter) instead of protobuf. */
+const tracedJsonPlexusNode = () =>
+  startServerProcess(new URL('./node/servers/plexus-node.js', import.meta.url), ['--traced-json'], NODE_READY);
 
 /**
  * Every subject of the run, in table order. The load process imports this module and looks
@@ -87,7 +91,16 @@ export const subjects = [
     path: '/v1/execute',
     makeRequest: esrpEchoRequest,
     check: esrpEchoCheck,
-    note: 'as the row above, with tracing on: every span of every call exported (OTLP/HTTP JSON, batched) to a receiver in the node process; compare with the untraced row of the same run',
+    note: 'as the row above, with tracing on: every span of every call exported (OTLP/HTTP protobuf, batched) to a receiver in the node process; compare with the untraced row of the same run',
+  },
+  {
+    name: PLEXUS_HTTP_TRACED_JSON,
+    start: tracedJsonPlexusNode,
+    client: 'http',
+    path: '/v1/execute',
+    makeRequest: esrpEchoRequest,
+    check: esrpEchoCheck,
+    note: 'as the row above, exporting OTLP/HTTP JSON (tracing.protocol http/json, the OpenTelemetry JSON exporter) instead of protobuf',
   },
   {
     name: PLEXUS_WS,

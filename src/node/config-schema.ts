@@ -282,12 +282,8 @@ export const tracingSchema = section({
   enabled: flag().optional(),
   endpoint: httpUrl.optional(),
   protocol: z
-    .enum(['http/json', 'http/protobuf'], {
-      error: says((v) => `must be http/json (or http/protobuf), got ${showValue(v)}`),
-    })
-    .refine((p) => p === 'http/json', {
-      error:
-        'http/protobuf needs @opentelemetry/exporter-trace-otlp-proto, which this build does not include; use http/json (every OTLP/HTTP collector accepts it)',
+    .enum(['http/protobuf', 'http/json'], {
+      error: says((v) => `must be http/protobuf or http/json, got ${showValue(v)}`),
     })
     .optional(),
   sampling: z

@@ -1,37 +1,18 @@
 /**
  * Traces end to end (issue 16 item 1): two real nodes on 127.0.0.1, A forwarding `math.evaluate`
- * to B through its `peers:` configuration, both exporting OTLP/HTTP JSON to a receiver started
- * here (a node:http server decoding what the exporter sends). One ESRP call with a W3C
+ * to B through its `peers:` configuration, exporting OTLP/HTTP to a receiver started here
+ * (test/support/otlp-receiver.ts): A as OTLP/JSON, B as protobuf, the default (OBS-60). One ESRP call with a W3C
  * `traceparent` arrives as one trace: A's HTTP server span under the caller's span, A's
  * invocation under it, the forwarded hop a CLIENT span under A's execute step, and B's spans
  * under that hop, with the seed's attributes.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createNode, nodeInitFromConfig, parseNodeConfig, type Node } from '../../src/node/index.js';
+import { startOtlpReceiver, type OtlpReceiver, type OtlpSpan } from '../support/otlp-receiver.js';
 import { esrpRequest, eventually } from './harness.js';
-
-interface OtlpValue {
-  stringValue?: string;
-  intValue?: number | string;
-  boolValue?: boolean;
-}
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  attributes?: { key: string; value: OtlpValue }[];
-}
-interface Received {
-  service: string;
-  span: OtlpSpan;
-}
 
 const TRACE = 'ab'.repeat(16);
 const CALLER_SPAN = 'cd'.repeat(8);
@@ -45,53 +26,18 @@ function attr(span: OtlpSpan, key: string): string | number | boolean | undefine
   return v.stringValue ?? v.boolValue;
 }
 
-/** An OTLP/HTTP JSON receiver: every span posted to /v1/traces, with its service name. */
-async function otlpReceiver(): Promise<{ server: Server; url: string; spans: Received[]; bad: string[] }> {
-  const spans: Received[] = [];
-  const bad: string[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      if (
-        req.method !== 'POST' ||
-        req.url !== '/v1/traces' ||
-        !String(req.headers['content-type']).includes('json')
-      ) {
-        bad.push(`${req.method} ${req.url} ${req.headers['content-type']}`);
-        res.writeHead(404).end();
-        return;
-      }
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-        resourceSpans: {
-          resource: { attributes: { key: string; value: OtlpValue }[] };
-          scopeSpans: { spans: OtlpSpan[] }[];
-        }[];
-      };
-      for (const rs of body.resourceSpans) {
-        const service = rs.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
-        for (const ss of rs.scopeSpans) for (const span of ss.spans) spans.push({ service, span });
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as AddressInfo;
-  return { server, url: `http://127.0.0.1:${port}`, spans, bad };
-}
-
 describe('one ESRP call across two nodes is one OTLP trace', () => {
   const dirs: string[] = [];
   const nodes: Node[] = [];
-  let receiver: Awaited<ReturnType<typeof otlpReceiver>> | undefined;
+  let receiver: OtlpReceiver | undefined;
   afterAll(async () => {
     for (const node of nodes.reverse()) await node.stop({ drainMs: 0 }).catch(() => undefined);
-    await new Promise((done) => receiver?.server.close(done));
+    await receiver?.close();
     for (const dir of dirs) await rm(dir, { recursive: true, force: true });
   });
 
   it('arrives with one trace id, the seed attributes and the right parents', async () => {
-    receiver = await otlpReceiver();
+    receiver = await startOtlpReceiver();
     const start = async (config: Record<string, unknown>): Promise<Node> => {
       const dataDir = await mkdtemp(join(tmpdir(), 'plexus-otlp-'));
       dirs.push(dataDir);
@@ -132,6 +78,7 @@ describe('one ESRP call across two nodes is one OTLP trace', () => {
     // stopping flushes each node's batch of spans to the receiver
     for (const node of nodes.splice(0).reverse()) await node.stop({ drainMs: 0 });
     expect(receiver.bad).toEqual([]);
+    expect(new Set(receiver.contentTypes)).toEqual(new Set(['application/json', 'application/x-protobuf']));
     const trace = receiver.spans.filter((r) => r.span.traceId === TRACE);
     const on = (service: string, name: string): OtlpSpan[] =>
       trace.filter((r) => r.service === service && r.span.name === name).map((r) => r.span);

@@ -3,9 +3,10 @@
 // them) and the event log on — the embedded SQLite store, the default, in a fresh temporary
 // data directory that is removed when the process is stopped. All faces share the one port
 // (D15): ESRP at /v1/execute, WebSocket JSON-RPC at / and /rpc. Started as a child process.
-// With the argument `--traced`: tracing on at 100% sampling, exported over OTLP/HTTP JSON to a
-// receiver in this process (a node:http server that reads each batch and answers 200), so the
-// figure includes building, batching, serialising and sending every span.
+// With the argument `--traced`: tracing on at 100% sampling, exported over OTLP/HTTP (protobuf,
+// the default; `--traced-json` for OTLP/JSON) to a receiver in this process (a node:http server
+// that reads each batch and answers 200), so the figure includes building, batching,
+// serialising and sending every span.
 // With the argument `--bare`: no instrumentation at all — `metrics.enabled: false` (no meters,
 // no timed log appends, no metered admission gate) and no tracing, so the runtime's observer is
 // the no-op one (OBS-50). The default node (no argument) is what a user runs: meters on, tracing
@@ -24,21 +25,27 @@ const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
 // Also on an exit the shutdown below does not reach (a start failure, the 4 s bound).
 process.on('exit', removeDataDir);
 
-const traced = process.argv.includes('--traced');
+const tracedJson = process.argv.includes('--traced-json');
+const traced = tracedJson || process.argv.includes('--traced');
 const bare = process.argv.includes('--bare');
 /** @type {import('node:http').Server | undefined} */
 let receiver;
-/** @type {{ endpoint: string, sampling: number } | undefined} */
+/** @type {{ endpoint: string, sampling: number, protocol: 'http/json' | 'http/protobuf' } | undefined} */
 let tracing;
 if (traced) {
   receiver = createServer((req, res) => {
     req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    // an empty success: `{}` in OTLP/JSON, an empty ExportTraceServiceResponse in protobuf
+    req.on('end', () =>
+      tracedJson
+        ? res.writeHead(200, { 'content-type': 'application/json' }).end('{}')
+        : res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end(),
+    );
   });
   await new Promise((done) => receiver?.listen(0, HOST, () => done(undefined)));
   const address = receiver.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
-  tracing = { endpoint: `http://${HOST}:${port}`, sampling: 1 };
+  tracing = { endpoint: `http://${HOST}:${port}`, sampling: 1, protocol: tracedJson ? 'http/json' : 'http/protobuf' };
 }
 
 const node = createNode({

@@ -17,11 +17,12 @@ import {
   type SpanExporter,
 } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import { otlpProtobufExporter } from './otlp-protobuf-exporter.js';
 import { presetIds } from './preset-ids.js';
 import { tracingObserver, type TracingObserver } from './tracing-observer.js';
 
-/** The OTLP protocols the installed exporter speaks. */
-export const OTLP_PROTOCOLS = ['http/json'] as const;
+/** The OTLP protocols a node exports with; `http/protobuf` is the default (OBS-60). */
+export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
 /** One of {@link OTLP_PROTOCOLS}. */
 export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
 
@@ -66,17 +67,20 @@ export function tracesUrl(base: string): string {
 }
 
 /**
- * An OTLP/HTTP exporter to `endpoint` (a base URL, `OTEL_EXPORTER_OTLP_ENDPOINT`'s form).
+ * An OTLP/HTTP exporter to `endpoint` (a base URL, `OTEL_EXPORTER_OTLP_ENDPOINT`'s form):
+ * protobuf (Plexus's serializer, OBS-60) unless `http/json` is asked for (OpenTelemetry's
+ * JSON exporter).
  *
- * @throws RangeError for a protocol the installed exporter does not speak.
+ * @throws RangeError for a protocol not in {@link OTLP_PROTOCOLS}.
  */
-export function otlpExporter(endpoint: string, protocol: OtlpProtocol = 'http/json'): SpanExporter {
+export function otlpExporter(endpoint: string, protocol: OtlpProtocol = 'http/protobuf'): SpanExporter {
   if (!(OTLP_PROTOCOLS as readonly string[]).includes(protocol)) {
     throw new RangeError(
       `tracing.protocol ${JSON.stringify(protocol)} is not supported; use ${OTLP_PROTOCOLS.join(', ')}`,
     );
   }
-  return new OTLPTraceExporter({ url: tracesUrl(endpoint) });
+  const url = tracesUrl(endpoint);
+  return protocol === 'http/json' ? new OTLPTraceExporter({ url }) : otlpProtobufExporter(url);
 }
 
 /**
