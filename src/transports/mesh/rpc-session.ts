@@ -39,7 +39,7 @@ export interface RpcSession {
    *   `PEER_UNAVAILABLE` when the session is closed or the stream refuses the bytes.
    */
   call(frame: CallFrame, listener: CallListener): SessionCall;
-  /** Ends the session: resets the stream, telling every call. */
+  /** Ends the session: closes the stream (resets it when calls are on it, telling each). */
   close(cause: PlexusError): void;
 }
 
@@ -154,6 +154,14 @@ export function rpcSession(stream: RpcClientStream, init: RpcSessionInit): RpcSe
       };
     },
     close(cause) {
+      if (calls.size === 0 && !closed) {
+        // nothing to cancel: end the stream gracefully, the far side sees no reset
+        closed = true;
+        stream.close().catch(() => {
+          stream.abort(cause);
+        });
+        return;
+      }
       end(cause);
     },
   };
