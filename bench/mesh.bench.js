@@ -5,7 +5,7 @@
 //    p99 <= 1.3x raw (bench/mesh/gossip.js);
 // 2. DHT: findProviders p50 / p99 over the same peers, to the first provider, beside a lookup
 //    of the asking peer's own key — target p99 <= 200 ms (bench/mesh/dht.js);
-// 3. rpc: calls over /plexus/rpc/1.0.0 beside HTTP peer forwarding between the same two nodes —
+// 3. rpc: calls over /plexus/rpc/1.1.0 beside HTTP peer forwarding between the same two nodes —
 //    target >= 1.5x the HTTP throughput (bench/mesh/rpc.js);
 // 4. RSS of an idle node with the mesh beside the same node without it (one child process
 //    each, alternating; bench/mesh/idle-node.js).
@@ -123,7 +123,7 @@ if (parts.includes('gossip') || parts.includes('dht')) {
 
 if (parts.includes('rpc')) {
   await part(
-    'calls over /plexus/rpc/1.0.0 vs HTTP peer forwarding',
+    'calls over /plexus/rpc/1.1.0 vs HTTP peer forwarding',
     'mesh >= 1.5x HTTP calls/s',
     async () => {
       const opts = {

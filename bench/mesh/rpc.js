@@ -1,5 +1,5 @@
 // Part 3 of bench/mesh.bench.js: calls from one node to an agent of another over the mesh's
-// `/plexus/rpc/1.0.0` beside HTTP peer forwarding (`POST /v1/peer/invoke`), between the same two
+// `/plexus/rpc/1.1.0` (many calls per long-lived stream, MESH-39) beside HTTP peer forwarding (`POST /v1/peer/invoke`), between the same two
 // nodes. Both are real nodes (createNode from dist/, dev mode, the SQLite event log, the default
 // faces, the mesh on); the near node lists the far one under `peers:` and has it as its mesh
 // bootstrap, so it reaches the far node's `worker` both ways. Each call is a sync invocation on

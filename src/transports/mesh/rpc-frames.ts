@@ -11,6 +11,9 @@
  *   bad frame, signature, trust, too large; `retryable` says whether to try again).
  *
  * A frame longer than the limit is refused without reading it (`INPUT_TOO_LARGE`).
+ *
+ * `/plexus/rpc/1.1.0` (`rpc-mux-frames.ts`) carries the same frames with a call id, many calls
+ * per stream; this one-call-per-stream protocol stays served for older nodes (MESH-39).
  */
 import type { Envelope } from '../../core/envelope.js';
 import { PlexusError, type ErrorData } from '../../core/errors.js';
@@ -61,8 +64,8 @@ export interface RefusedFrame {
 /** Any frame. */
 export type RpcFrame = CallFrame | ProgressFrame | AnswerFrame | RefusedFrame;
 
-/** The bytes of `frame`: length prefix and JSON. */
-export function encodeFrame(frame: RpcFrame): Uint8Array {
+/** The bytes of `frame` (of either protocol, `rpc-mux-frames.ts`): length prefix and JSON. */
+export function encodeFrame(frame: RpcFrame | { readonly t: string; readonly id?: number }): Uint8Array {
   const body = new TextEncoder().encode(JSON.stringify(frame));
   const out = new Uint8Array(PREFIX + body.byteLength);
   new DataView(out.buffer).setUint32(0, body.byteLength, false);

@@ -1,8 +1,10 @@
 /**
- * `/plexus/rpc/1.0.0` on a node's mesh peer (issue 15 item 5; docs/mesh.md "Direct calls";
- * docs/decisions/mesh.md MESH-7…MESH-13): the callee side handles the protocol on the libp2p
- * peer once it runs, and the caller side is added to the node router's transports when the
- * mesh face is made, so `p2p://` targets and agents announced by mesh peers route over it.
+ * The mesh rpc protocols on a node's mesh peer (issue 15 item 5; docs/mesh.md "Direct calls";
+ * docs/decisions/mesh.md MESH-7…MESH-13, MESH-39…MESH-42): the callee side handles
+ * `/plexus/rpc/1.1.0` (many calls per stream) and `/plexus/rpc/1.0.0` (one call per stream,
+ * for older nodes) on the libp2p peer once it runs, both through one call runner; the caller
+ * side is added to the node router's transports when the mesh face is made, so `p2p://`
+ * targets and agents announced by mesh peers route over it.
  */
 import { PlexusError } from '../../core/errors.js';
 import { keyPairFromSeed } from '../../security/index.js';
@@ -10,12 +12,18 @@ import type { FaceComponents } from '../face-components.js';
 import { trustSet } from '../peer/peer-config.js';
 import type { MeshLibp2p } from './mesh-peer.js';
 import { DEFAULT_MAX_FRAME_BYTES, RPC_PROTOCOL } from './rpc-frames.js';
+import { rpcCallRunner } from './rpc-call-runner.js';
+import { RPC_MUX_PROTOCOL } from './rpc-mux-frames.js';
+import { rpcMuxServer } from './rpc-mux-server.js';
 import { rpcServer } from './rpc-server.js';
 import { meshRpcClient, meshRpcTransport, type MeshRpcClient, type RpcDialer } from './rpc-transport.js';
 import type { RetryOptions } from '../peer/retry.js';
 
-/** How many rpc streams a connection may have open at once, each way. */
+/** How many `/plexus/rpc/1.0.0` streams a connection may have open at once, each way. */
 export const RPC_MAX_STREAMS = 256;
+
+/** How many `/plexus/rpc/1.1.0` streams a connection may have open at once, each way. */
+export const RPC_MUX_MAX_STREAMS = 8;
 
 /** Options of {@link meshRpc}. */
 export interface MeshRpcInit extends RetryOptions {
@@ -25,6 +33,10 @@ export interface MeshRpcInit extends RetryOptions {
   readonly maxFrameBytes?: number;
   /** Longest wait for one outgoing attempt, ms. @default the caller's deadline alone */
   readonly attemptTimeoutMs?: number;
+  /** Calls a peer may have in flight on one `/plexus/rpc/1.1.0` stream. @default 128 */
+  readonly maxCallsPerStream?: number;
+  /** Calls a peer may have in flight on this node, across its streams. @default 256 */
+  readonly maxCallsPerPeer?: number;
 }
 
 /** The rpc protocol of one node. */
@@ -51,7 +63,15 @@ export function meshRpc(components: FaceComponents, init: MeshRpcInit = {}): Mes
   }
   const maxFrameBytes = init.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
   const trusted = init.trustedPeers === undefined ? undefined : trustSet(init.trustedPeers);
-  const server = rpcServer(components, { maxFrameBytes, ...(trusted === undefined ? {} : { trusted }) });
+  const run = rpcCallRunner(components, trusted);
+  const logger = components.logger === undefined ? {} : { logger: components.logger };
+  const server = rpcServer(run, { maxFrameBytes, ...logger });
+  const muxServer = rpcMuxServer(run, {
+    maxFrameBytes,
+    ...logger,
+    ...(init.maxCallsPerStream === undefined ? {} : { maxCallsPerStream: init.maxCallsPerStream }),
+    ...(init.maxCallsPerPeer === undefined ? {} : { maxCallsPerPeer: init.maxCallsPerPeer }),
+  });
   let peer: MeshLibp2p | undefined;
   let dialer: RpcDialer | undefined;
   const client = meshRpcClient({
@@ -68,6 +88,15 @@ export function meshRpc(components: FaceComponents, init: MeshRpcInit = {}): Mes
     client,
     async start(running) {
       await running.handle(
+        RPC_MUX_PROTOCOL,
+        (stream, connection) =>
+          muxServer.serve(stream, {
+            remotePeer: connection.remotePeer.toString(),
+            remoteAddr: connection.remoteAddr.toString(),
+          }),
+        { maxInboundStreams: RPC_MUX_MAX_STREAMS, maxOutboundStreams: RPC_MUX_MAX_STREAMS },
+      );
+      await running.handle(
         RPC_PROTOCOL,
         (stream, connection) =>
           server.serve(stream, {
@@ -79,10 +108,13 @@ export function meshRpc(components: FaceComponents, init: MeshRpcInit = {}): Mes
       const { peerIdFromString } = await import('@libp2p/peer-id');
       peer = running;
       dialer = async (peerId, protocol, signal) => {
+        const mux = protocol === RPC_MUX_PROTOCOL;
+        // a long-lived stream waits for the far side's "yes" once, so an older node's "no" comes
+        // at the dial (MESH-41); a stream per call sends its frame with the protocol (MESH-36)
         return running.dialProtocol(peerIdFromString(peerId), protocol, {
           signal,
-          maxOutboundStreams: RPC_MAX_STREAMS,
-          negotiateFully: false,
+          maxOutboundStreams: mux ? RPC_MUX_MAX_STREAMS : RPC_MAX_STREAMS,
+          negotiateFully: mux,
         });
       };
     },
@@ -91,6 +123,8 @@ export function meshRpc(components: FaceComponents, init: MeshRpcInit = {}): Mes
       peer = undefined;
       dialer = undefined;
       remove?.();
+      client.close();
+      await running?.unhandle(RPC_MUX_PROTOCOL).catch(() => undefined);
       await running?.unhandle(RPC_PROTOCOL).catch(() => undefined);
     },
   };

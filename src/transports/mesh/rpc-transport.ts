@@ -1,13 +1,16 @@
 /**
- * The caller side of `/plexus/rpc/1.0.0` (issue 15 item 5) and the router's `mesh-rpc`
+ * The caller side of the mesh rpc protocols (issue 15 item 5) and the router's `mesh-rpc`
  * transport: `p2p://did:key:…[/agent]` targets, and every remote card a mesh peer announced
  * (the router turns its owner into such a target), go to the owning peer over libp2p.
  *
- * One call = one stream: the request is signed with the node key for `plexus/rpc/<verb>`
- * (afresh for every attempt — a new nonce — over the same envelope, so the far side's
- * idempotency key stays the same), sent in a `call` frame, and the stream is read until the
- * `answer` or `refused` frame; `progress` frames go to `onProgress`. Aborting the signal
- * resets the stream, which cancels the far job.
+ * Each attempt signs the request with the node key for `plexus/rpc/<verb>` (afresh — a new
+ * nonce — over the same envelope, so the far side's idempotency key stays the same) and sends
+ * it in a `call` frame on one of the peer's long-lived `/plexus/rpc/1.1.0` streams
+ * (`rpc-pool.ts`, MESH-39/40): the frames of its id are read until the `answer` or `refused`
+ * frame; `progress` frames go to `onProgress`. Aborting the signal (or the attempt's deadline)
+ * sends a `cancel` frame, which cancels the far job; a stream that dies fails its calls as
+ * failures to deliver. A peer that does not speak 1.1.0 (an older node) is called on
+ * `/plexus/rpc/1.0.0`, one stream per call, reset to cancel (MESH-41).
  *
  * Retries (D4, the schedule of the HTTP peer client) only for failures to deliver: the peer
  * cannot be dialled, the stream broke before an answer, the attempt timed out, or the far side
@@ -35,7 +38,13 @@ import {
   type RetryOptions,
 } from '../peer/retry.js';
 import { RPC_PROTOCOL, encodeFrame, frameReader, type CallFrame } from './rpc-frames.js';
+import { RPC_MUX_PROTOCOL } from './rpc-mux-frames.js';
+import { rpcPool } from './rpc-pool.js';
 import { chunkBytes, type RpcChunk } from './rpc-server.js';
+import type { RpcSession } from './rpc-session.js';
+
+/** How long a peer found not to speak `/plexus/rpc/1.1.0` is called on 1.0.0 before asking again, ms. */
+export const LEGACY_RECHECK_MS = 300_000;
 
 /** What the client needs of an outbound libp2p stream. */
 export interface RpcClientStream extends AsyncIterable<RpcChunk> {
@@ -59,6 +68,10 @@ export interface MeshRpcClientInit extends RetryOptions {
   readonly attemptTimeoutMs?: number;
   /** The clock for signatures, Unix ms. @default Date.now */
   readonly now?: () => number;
+  /** Long-lived streams per peer. @default 2 */
+  readonly streamsPerPeer?: number;
+  /** Calls in flight on one stream; beyond every stream's bound a call is `RATE_LIMITED`. @default 128 */
+  readonly callsPerStream?: number;
 }
 
 /** Options of one call. */
@@ -77,6 +90,10 @@ export interface MeshRpcClient {
    *   (`SIGNATURE_*`, `FORBIDDEN`, `INPUT_TOO_LARGE`, …, with `details.peer`).
    */
   call(peerId: string, envelope: Envelope, options: MeshCallOptions): Promise<Envelope>;
+  /** Long-lived streams open now to `peerId`. */
+  streams(peerId: string): number;
+  /** Closes every long-lived stream (their calls fail, retryable). */
+  close(): void;
 }
 
 function cancelled(): PlexusError {
@@ -89,6 +106,30 @@ export function meshRpcClient(init: MeshRpcClientInit): MeshRpcClient {
   const attemptTimeoutMs =
     init.attemptTimeoutMs === undefined ? undefined : checkAttemptTimeout(init.attemptTimeoutMs);
   const now = init.now ?? Date.now;
+  const legacy = new Map<string, number>();
+  const pool = rpcPool({
+    maxFrameBytes: init.maxFrameBytes,
+    ...(init.streamsPerPeer === undefined ? {} : { streamsPerPeer: init.streamsPerPeer }),
+    ...(init.callsPerStream === undefined ? {} : { callsPerStream: init.callsPerStream }),
+    open: (peerId, signal) => {
+      const dial = init.dial();
+      if (dial === undefined) {
+        return Promise.reject(
+          new PlexusError('PEER_UNAVAILABLE', 'the mesh of this node is not running', {
+            details: { peer: peerId },
+          }),
+        );
+      }
+      return dial(peerId, RPC_MUX_PROTOCOL, signal);
+    },
+  });
+  const isLegacy = (peerId: string): boolean => {
+    const since = legacy.get(peerId);
+    if (since === undefined) return false;
+    if (now() - since < LEGACY_RECHECK_MS) return true;
+    legacy.delete(peerId);
+    return false;
+  };
 
   async function attempt(
     peerId: string,
@@ -159,6 +200,24 @@ export function meshRpcClient(init: MeshRpcClientInit): MeshRpcClient {
       );
     };
     try {
+      if (!isLegacy(peerId)) {
+        let session: RpcSession | undefined;
+        try {
+          session = await pool.session(peerId, controller.signal);
+        } catch (cause) {
+          if (isUnsupportedProtocol(cause)) {
+            legacy.set(peerId, now()); // an older node: one stream per call (MESH-41)
+          } else if (controller.signal.aborted) {
+            return stopped(cause);
+          } else if (cause instanceof PlexusError && cause.code === 'RATE_LIMITED') {
+            return { kind: 'retry', error: cause };
+          } else {
+            return unavailable(`cannot be reached: ${describe(cause)}`, cause);
+          }
+        }
+        if (session !== undefined)
+          return await onSession(session, peerId, frame, options, controller.signal, stopped);
+      }
       try {
         stream = await dial(peerId, RPC_PROTOCOL, controller.signal);
       } catch (cause) {
@@ -211,7 +270,71 @@ export function meshRpcClient(init: MeshRpcClientInit): MeshRpcClient {
         runOf({ peer: peerId, request: envelope.id }, 'mesh call failed; retrying'),
       );
     },
+    streams: (peerId) => pool.streams(peerId),
+    close() {
+      pool.close();
+    },
   };
+}
+
+/**
+ * One attempt on a long-lived stream: sends the call and resolves with the outcome its frames
+ * give, or `stopped` when the stream dies or `signal` aborts (then a `cancel` frame goes out).
+ */
+function onSession(
+  session: RpcSession,
+  peerId: string,
+  frame: CallFrame,
+  options: MeshCallOptions,
+  signal: AbortSignal,
+  stopped: (cause?: unknown) => AttemptOutcome,
+): Promise<AttemptOutcome> {
+  return new Promise<AttemptOutcome>((resolve) => {
+    let settled = false;
+    let cancel = (): void => undefined;
+    const done = (outcome: AttemptOutcome): void => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      resolve(outcome);
+    };
+    const onAbort = (): void => {
+      cancel();
+      done(stopped());
+    };
+    if (signal.aborted) {
+      done(stopped());
+      return;
+    }
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      cancel = session.call(frame, {
+        frame: (value) => {
+          const outcome = outcomeOf(value, peerId, options);
+          if (outcome === undefined) return false;
+          done(outcome);
+          return true;
+        },
+        closed: (cause) => {
+          done(stopped(cause));
+        },
+      }).cancel;
+    } catch (cause) {
+      done(
+        cause instanceof PlexusError && cause.code === 'INPUT_TOO_LARGE'
+          ? { kind: 'fail', error: withDetails(cause, { peer: peerId }) }
+          : stopped(cause),
+      );
+    }
+  });
+}
+
+/** True when `error` (or its cause) is libp2p's "the peer does not speak this protocol". */
+function isUnsupportedProtocol(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth += 1) {
+    if (e.name === 'UnsupportedProtocolError') return true;
+  }
+  return false;
 }
 
 /** What one received frame means for the attempt: `undefined` = read on (progress). */

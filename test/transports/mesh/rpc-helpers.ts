@@ -12,6 +12,7 @@ import { generateKeyPair, identityFromPublicKey, type Ed25519KeyPair } from '../
 import type { MeshStatus } from '../../../src/transports/mesh/mesh-node.js';
 import { createMeshPeer, dialAddress, type MeshLibp2p } from '../../../src/transports/mesh/mesh-peer.js';
 import { RPC_PROTOCOL } from '../../../src/transports/mesh/rpc-frames.js';
+import { RPC_MUX_PROTOCOL } from '../../../src/transports/mesh/rpc-mux-frames.js';
 import {
   meshRpcClient,
   type MeshRpcClient,
@@ -71,8 +72,10 @@ export interface Harness {
   readonly peer: MeshLibp2p;
   /** A client of the rpc protocol signing with the harness key (fast retries). */
   readonly client: MeshRpcClient;
-  /** Opens a raw rpc stream to `peerId`. */
+  /** Opens a raw `/plexus/rpc/1.0.0` stream to `peerId` (one call per stream). */
   open(peerId: string): Promise<RpcClientStream>;
+  /** Opens a raw `/plexus/rpc/1.1.0` stream to `peerId` (many calls per stream). */
+  openMux(peerId: string): Promise<RpcClientStream>;
 }
 
 /** Starts a harness peer dialled to `address`. */
@@ -86,15 +89,20 @@ export async function harness(address: string, key: Ed25519KeyPair = generateKey
   cleanups.push(() => peer.stop());
   await dialAddress(peer, address, AbortSignal.timeout(10_000));
   const { peerIdFromString } = await import('@libp2p/peer-id');
-  const open = async (peerId: string, signal?: AbortSignal): Promise<RpcClientStream> =>
-    peer.dialProtocol(peerIdFromString(peerId), RPC_PROTOCOL, {
+  const dial = async (peerId: string, protocol: string, signal?: AbortSignal): Promise<RpcClientStream> =>
+    peer.dialProtocol(peerIdFromString(peerId), protocol, {
       ...(signal === undefined ? {} : { signal }),
     });
+  const open = (peerId: string): Promise<RpcClientStream> => dial(peerId, RPC_PROTOCOL);
+  const openMux = (peerId: string): Promise<RpcClientStream> => dial(peerId, RPC_MUX_PROTOCOL);
   const client = meshRpcClient({
     key,
-    dial: () => (id, _protocol, signal) => open(id, signal),
+    dial: () => dial,
     maxFrameBytes: 1024 * 1024,
     retry: { delaysMs: [1, 1] },
   });
-  return { key, peerId: identityFromPublicKey(key.publicKey).peerId, peer, client, open };
+  cleanups.push(() => {
+    client.close();
+  });
+  return { key, peerId: identityFromPublicKey(key.publicKey).peerId, peer, client, open, openMux };
 }
