@@ -5,8 +5,8 @@
 // (JSON-RPC v1.0, 50 in flight, raw fetch: the stock client's own cost is not what is measured
 // here) in four legs. At the start and after each leg (every quarter of N, nothing in flight) it
 // asks the server for its memory after two full garbage collections (bench/node/servers/
-// announce.js): the V8 heap still reachable, and the resident set size (VmRSS). Then each
-// server's growth per 1,000 tasks side by side (the same run), and a verdict for Plexus:
+// announce.js): the main thread's V8 heap still reachable, and the resident set size (VmRSS).
+// Then both servers side by side (the same run), and a verdict for each (A2A-28):
 //
 //   retained bytes per task = (heap after GC at N − heap after GC at N/2) / (N/2)
 //   bounded when that is below 64 bytes per task.
@@ -16,7 +16,8 @@
 // reachable heap only moves by the slack of those structures (arrays compacted at half, label
 // caps); one retained object per task (a job entry is ~1 KiB, a map entry with a job-id key
 // ~100 bytes) shows as more than 64 bytes per task. RSS is printed too but not judged: the
-// allocator keeps freed pages, so it lags and jumps.
+// allocator keeps freed pages, so it lags and jumps (it also holds SQLite's page cache and the
+// log writer's thread, which the main thread's heap does not).
 // Run: `npm run build && node bench/a2a-memory.bench.js`.
 //   BENCH_TASKS (default 100000); BENCH_SERVERS=plexus (or sdk) runs one server only;
 //   BENCH_HEAP_SNAPSHOT_DIR=<dir> also writes a heap snapshot of the server at every checkpoint
