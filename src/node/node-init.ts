@@ -101,6 +101,12 @@ export interface NodeInit {
    */
   readonly retainIdempotencyKeys?: number;
   /**
+   * Finished jobs the runtime keeps in memory, the most recently finished (P3-002); older ones
+   * (A2A tasks among them) are read back from the log on demand. Programmatic only (tests,
+   * benchmarks): keep the default on a node checked with `plexus replay --verify`. @default 10000
+   */
+  readonly retainFinishedJobs?: number;
+  /**
    * Most requests in flight on the node (an async job counts until it ends); more are answered
    * HTTP 429 with `Retry-After` / JSON-RPC −32003. Health probes are never counted. @default 256
    */

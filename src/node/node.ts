@@ -325,6 +325,7 @@ export function createNode(init: NodeInit = {}): Node {
         ...(init.retainIdempotencyKeys === undefined
           ? {}
           : { retainIdempotencyKeys: init.retainIdempotencyKeys }),
+        ...(init.retainFinishedJobs === undefined ? {} : { retainFinishedJobs: init.retainFinishedJobs }),
         ...(init.supervision === undefined ? {} : { supervision: init.supervision }),
       });
       const directory =

@@ -1,6 +1,8 @@
 // Shared by every server process of the node benchmark: report the bound port to the parent
 // over IPC and exit when the parent asks (SIGTERM) or goes away (IPC channel closed), so no
-// server outlives a benchmark run, even one that crashed.
+// server outlives a benchmark run, even one that crashed. Also answers the parent's memory
+// questions over the same channel (`{ type: 'memory' }`, `{ type: 'heap-snapshot', file }`).
+import { writeHeapSnapshot } from 'node:v8';
 
 /**
  * Announces a listening server to the parent process as `{ type: 'ready', port }`.
@@ -36,7 +38,38 @@ export function announce(server, opts = {}) {
   };
   process.on('SIGTERM', exit);
   process.on('disconnect', exit);
+  process.on('message', (/** @type {{ type?: string, file?: string }} */ msg) => {
+    if (msg?.type === 'memory') void reportMemory();
+    if (msg?.type === 'heap-snapshot' && typeof msg.file === 'string') {
+      process.send?.({ type: 'heap-snapshot', file: writeHeapSnapshot(msg.file) });
+    }
+  });
   process.send({ type: 'ready', port });
+}
+
+/**
+ * Answers the parent's `{ type: 'memory' }` with this process's memory (bytes) as
+ * `{ type: 'memory', gc, rss, heapUsed, external, arrayBuffers }`, after two full garbage
+ * collections when the process runs with `--expose-gc` (`gc: true`), so `heapUsed` is what
+ * is still reachable: what a benchmark of retained memory compares between checkpoints.
+ */
+async function reportMemory() {
+  const gc = /** @type {{ gc?: () => void }} */ (globalThis).gc;
+  if (typeof gc === 'function') {
+    // twice, with a turn of the event loop between: finalizers and weak callbacks run in between
+    gc();
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+  }
+  const m = process.memoryUsage();
+  process.send?.({
+    type: 'memory',
+    gc: typeof gc === 'function',
+    rss: m.rss,
+    heapUsed: m.heapUsed,
+    external: m.external,
+    arrayBuffers: m.arrayBuffers,
+  });
 }
 
 /** The loopback address every baseline binds to. */
