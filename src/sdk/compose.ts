@@ -62,10 +62,17 @@ export function createPipeline(steps: readonly PipelineStep[], components: Pipel
     async run<O = JsonValue>(input: JsonValue, options: InvokeOptions = {}): Promise<CallResult<O>> {
       // The pipeline's own span context: every step is a child of it.
       const traceparent = options.traceparent ?? newTraceparent();
+      // a tracestate belongs to the caller's trace, not to a new one (OBS-45)
+      const { tracestate, ...rest } = options;
+      const stepOptions: InvokeOptions = {
+        ...rest,
+        traceparent,
+        ...(options.traceparent === undefined || tracestate === undefined ? {} : { tracestate }),
+      };
       let current = input;
       for (const [i, verb] of verbs.entries()) {
         try {
-          current = await components.invoke(verb, current, { ...options, traceparent });
+          current = await components.invoke(verb, current, stepOptions);
         } catch (error) {
           if (!(error instanceof InvocationError)) throw error;
           const own = `${verb}: `;

@@ -5,6 +5,7 @@
  */
 import { PlexusError } from '../core/errors.js';
 import { isJsonObject, type JsonValue } from '../core/json.js';
+import { cleanTracestate } from '../core/tracestate.js';
 import type { AgentCapability } from '../core/records/agent-card.js';
 import type { JsonSchema } from '../core/schema-validator.js';
 import { checkedInput, withEsrpInput } from '../node/demo/esrp-input.js';
@@ -41,6 +42,8 @@ function contextOf(def: SomeVerbDefinition, h: HandlerContext, c: HostingCompone
   const namespace = def.name.split('.')[0] ?? def.name;
   // the span the handler runs in (the execute span when the node traces): nested calls are its children
   const traceparent = h.traceparent ?? envelope.traceparent;
+  // OBS-56: and the request's tracestate, which the handler's span keeps (OBS-45)
+  const tracestate = traceparent === undefined ? undefined : cleanTracestate(envelope.tracestate);
   return {
     // `signal` stays lazy: the runtime makes it only for handlers that read it
     get signal() {
@@ -98,6 +101,7 @@ function contextOf(def: SomeVerbDefinition, h: HandlerContext, c: HostingCompone
         causationId: h.jobId,
         signal: h.signal,
         ...(traceparent === undefined ? {} : { traceparent }),
+        ...(tracestate === undefined ? {} : { tracestate }),
         ...(envelope.tenantId === undefined ? {} : { tenantId: envelope.tenantId }),
         ...(envelope.sessionId === undefined ? {} : { sessionId: envelope.sessionId }),
         ...(envelope.userId === undefined ? {} : { userId: envelope.userId }),

@@ -11,6 +11,7 @@ import type { JsonValue } from '../core/json.js';
 import type { AgentCard } from '../core/records/agent-card.js';
 import type { Event } from '../core/records/event.js';
 import type { VerbSpec } from '../core/records/verb-spec.js';
+import { cleanTracestate } from '../core/tracestate.js';
 import { capabilitySelector, stripVerbVersion } from '../core/verb-name.js';
 import type { Node } from '../node/node.js';
 import type { InvocationContext } from '../runtime/context.js';
@@ -107,6 +108,8 @@ export function createPlexus(init: PlexusInit): Plexus {
     options: InvokeOptions = {},
   ): Promise<CallResult<O>> => {
     const traceparent = childTraceparent(options.traceparent);
+    // OBS-45, OBS-56: the caller's tracestate goes with its traceparent (a malformed one is dropped)
+    const tracestate = options.traceparent === undefined ? undefined : cleanTracestate(options.tracestate);
     const id = randomUUID();
     const envelope: Envelope = {
       id,
@@ -116,6 +119,7 @@ export function createPlexus(init: PlexusInit): Plexus {
       verb,
       data: input,
       traceparent,
+      ...(tracestate === undefined ? {} : { tracestate }),
       timestamp: new Date().toISOString(),
       ...(options.causationId === undefined ? {} : { causationId: options.causationId }),
       ...(options.tenantId === undefined ? {} : { tenantId: options.tenantId }),

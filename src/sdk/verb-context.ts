@@ -20,6 +20,13 @@ export interface InvokeOptions {
    * @default a new trace
    */
   readonly traceparent?: string;
+  /**
+   * The W3C `tracestate` that goes with `traceparent` (vendor data a tracing system carries on
+   * every hop, OBS-45): kept on the call's envelope when it is well formed and `traceparent` is
+   * given, else dropped (never an error). A nested `ctx.invoke` passes its request's on.
+   * @default none
+   */
+  readonly tracestate?: string;
   /** What caused the call (a job id or message id); links the call's span to its parent. */
   readonly causationId?: string;
   /** The call's timeout, ms. @default the node's default (30 s) */

@@ -13,23 +13,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentCard as AgentCardCodec, TaskState, type AgentCard } from '@a2a-js/sdk';
-import {
-  AgentEvent,
-  DefaultRequestHandler,
-  InMemoryTaskStore,
-  JsonRpcTransportHandler,
-  ServerCallContext,
-  type AgentExecutor,
-} from '@a2a-js/sdk/server';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -42,6 +29,14 @@ import { prompt, resource } from '../../src/sdk/index.js';
 import { a2aBridgeFace } from '../../src/transports/a2a-bridge/a2a-bridge-face.js';
 import { mcpBridgeFace } from '../../src/transports/mcp-bridge/mcp-bridge-face.js';
 import { request } from '../runtime/helpers.js';
+import {
+  echoExecutor,
+  sdkAgentCard,
+  startA2aSdkServer,
+  type A2aSdkServer,
+} from '../support/a2a-sdk-server.js';
+import { connectMcpClient } from '../support/mcp-client.js';
+import { startMcpSdkServer, type McpSdkServer } from '../support/mcp-sdk-server.js';
 import { eventually, until } from '../support/until.js';
 
 const TRACE = '5bf92f3577b34da6a3ce929d0e0e4737';
@@ -79,20 +74,6 @@ function seen(headers: IncomingHttpHeaders, rest: Omit<Received, 'traceparent' |
   };
 }
 
-async function body(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  return text === '' ? undefined : JSON.parse(text);
-}
-
-async function listen(server: Server): Promise<number> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
 // ---- a stock MCP SDK server that records what it receives ----------------------------------
 
 const mcpSeen: Received[] = [];
@@ -110,11 +91,11 @@ function mcpFixture(): McpServer {
   return server;
 }
 
-async function mcpServer(): Promise<{ url: string; server: Server }> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const server = createServer((req, res) => {
-    void (async () => {
-      const parsed = req.method === 'POST' ? await body(req) : undefined;
+/** The MCP server, recording each request's headers, JSON-RPC method and `_meta`. */
+function mcpServer(): Promise<McpSdkServer> {
+  return startMcpSdkServer({
+    server: mcpFixture,
+    onRequest: (req, parsed) => {
       const message = (parsed ?? {}) as { method?: string; params?: { _meta?: Record<string, unknown> } };
       mcpSeen.push(
         seen(req.headers, {
@@ -124,27 +105,8 @@ async function mcpServer(): Promise<{ url: string; server: Server }> {
           ...(message.params?._meta === undefined ? {} : { meta: message.params._meta }),
         }),
       );
-      const id = req.headers['mcp-session-id'];
-      let transport = typeof id === 'string' ? sessions.get(id) : undefined;
-      if (transport === undefined && req.method === 'POST' && isInitializeRequest(parsed)) {
-        const created = new StreamableHTTPServerTransport({
-          sessionIdGenerator: randomUUID,
-          onsessioninitialized: (sid) => {
-            sessions.set(sid, created);
-          },
-        });
-        transport = created;
-        await mcpFixture().connect(created);
-      }
-      if (transport === undefined) {
-        res.writeHead(404).end();
-        return;
-      }
-      await transport.handleRequest(req, res, parsed);
-    })();
+    },
   });
-  const port = await listen(server);
-  return { url: `http://127.0.0.1:${String(port)}/mcp`, server };
 }
 
 // ---- a stock A2A SDK server that records what it receives ----------------------------------
@@ -153,117 +115,21 @@ const a2aSeen: Received[] = [];
 /** The metadata of each message the A2A agent was sent. */
 const a2aMetadata: Record<string, unknown>[] = [];
 
-const executor: AgentExecutor = {
-  execute(ctx, bus) {
-    a2aMetadata.push(ctx.userMessage.metadata ?? {});
-    const base = { taskId: ctx.taskId, contextId: ctx.contextId };
-    bus.publish(
-      AgentEvent.task({
-        id: ctx.taskId,
-        contextId: ctx.contextId,
-        status: {
-          state: TaskState.TASK_STATE_SUBMITTED,
-          message: undefined,
-          timestamp: new Date().toISOString(),
-        },
-        artifacts: [],
-        history: [ctx.userMessage],
-        metadata: undefined,
-      }),
-    );
-    const part = ctx.userMessage.parts[0];
-    bus.publish(
-      AgentEvent.artifactUpdate({
-        ...base,
-        artifact: {
-          artifactId: randomUUID(),
-          name: 'echo',
-          description: '',
-          parts: part === undefined ? [] : [part],
-          metadata: undefined,
-          extensions: [],
-        },
-        append: false,
-        lastChunk: true,
-        metadata: undefined,
-      }),
-    );
-    bus.publish(
-      AgentEvent.statusUpdate({
-        ...base,
-        status: {
-          state: TaskState.TASK_STATE_COMPLETED,
-          message: undefined,
-          timestamp: new Date().toISOString(),
-        },
-        metadata: undefined,
-      }),
-    );
-    bus.finished();
-    return Promise.resolve();
-  },
-  cancelTask(_taskId, bus) {
-    bus.finished();
-    return Promise.resolve();
-  },
-};
-
-function cardOf(port: number): Record<string, unknown> {
-  const card: AgentCard = {
-    name: 'SDK agent',
-    description: 'a stock A2A SDK server',
-    supportedInterfaces: [
-      {
-        url: `http://127.0.0.1:${String(port)}/rpc`,
-        protocolBinding: 'JSONRPC',
-        tenant: '',
-        protocolVersion: '1.0',
+/** An A2A SDK server answering with echoes, recording each request's headers and each message's metadata. */
+function a2aServer(): Promise<A2aSdkServer> {
+  return startA2aSdkServer({
+    executor: echoExecutor({
+      received: (ctx) => {
+        a2aMetadata.push(ctx.userMessage.metadata ?? {});
       },
-    ],
-    provider: undefined,
-    version: '2.0.0',
-    capabilities: { streaming: false, pushNotifications: false, extensions: [], extendedAgentCard: false },
-    securitySchemes: {},
-    securityRequirements: [],
-    defaultInputModes: ['text'],
-    defaultOutputModes: ['text'],
-    skills: [
-      {
-        id: 'echo',
-        name: 'echo',
-        description: 'echoes',
-        tags: ['echo'],
-        examples: [],
-        inputModes: ['text'],
-        outputModes: ['text'],
-        securityRequirements: [],
-      },
-    ],
-    signatures: [],
-  };
-  return AgentCardCodec.toJSON(card) as Record<string, unknown>;
-}
-
-async function a2aServer(): Promise<{ url: string; server: Server }> {
-  let port = 0;
-  let rpc: JsonRpcTransportHandler | undefined;
-  const server = createServer((req, res) => {
-    void (async () => {
-      const text = req.method === 'POST' ? JSON.stringify(await body(req)) : '';
+    }),
+    card: (port) => sdkAgentCard({ port }),
+    serveCard: true,
+    intercept: (req) => {
       a2aSeen.push(seen(req.headers, { method: req.method ?? '', path: req.url ?? '' }));
-      if (req.method === 'GET' && req.url === '/.well-known/agent-card.json') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(cardOf(port)));
-        return;
-      }
-      rpc ??= new JsonRpcTransportHandler(
-        new DefaultRequestHandler(AgentCardCodec.fromJSON(cardOf(port)), new InMemoryTaskStore(), executor),
-      );
-      const answer = await rpc.handle(text, new ServerCallContext({ requestedVersion: '1.0' }));
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
-    })();
+      return false;
+    },
   });
-  port = await listen(server);
-  return { url: `http://127.0.0.1:${String(port)}`, server };
 }
 
 // ---- an agent whose resource, prompt and completer record the trace they ran in -------------
@@ -308,7 +174,7 @@ const notes = defineAgent({
 // ---- the nodes ------------------------------------------------------------------------------
 
 const dirs: string[] = [];
-const servers: Server[] = [];
+const servers: { close(): Promise<void> }[] = [];
 let node: Node;
 let exporter: InMemorySpanExporter;
 let mcpUrl: string;
@@ -325,7 +191,7 @@ async function dataDir(): Promise<string> {
 beforeAll(async () => {
   const mcp = await mcpServer();
   const a2a = await a2aServer();
-  servers.push(mcp.server, a2a.server);
+  servers.push(mcp, a2a);
   mcpUrl = mcp.url;
   a2aUrl = a2a.url;
   exporter = new InMemorySpanExporter();
@@ -342,7 +208,7 @@ beforeAll(async () => {
     faces: [
       ...defaultFaces({ dev: true }),
       mcpBridgeFace({ servers: [{ name: 'sm', url: mcp.url }] }),
-      a2aBridgeFace({ agents: [{ name: 'sa', url: a2a.url }] }),
+      a2aBridgeFace({ agents: [{ name: 'sa', url: a2a.url }], announce: { allowLoopback: true } }),
     ],
   });
   await node.start();
@@ -361,12 +227,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await node.stop({ drainMs: 0 });
-  for (const s of servers.splice(0))
-    await new Promise<void>((resolve) =>
-      s.close(() => {
-        resolve();
-      }),
-    );
+  for (const s of servers.splice(0)) await s.close();
   for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
 });
 
@@ -449,10 +310,57 @@ describe('the bridges send W3C trace context on their HTTP requests', () => {
     const execute = await spanWithId(parentOf(client));
     expect(execute.name).toBe('runtime.execute');
     expectClientSpan(client, `${a2aUrl}/rpc`, idOf(execute));
+    // OBS-58: the metadata names the same CLIENT span as the header (the far side's spans are its
+    // children whichever it reads)
     expect(a2aMetadata[0]).toMatchObject({
-      traceparent: `00-${TRACE}-${idOf(execute)}-01`,
+      traceparent: `00-${TRACE}-${idOf(client)}-01`,
       tracestate: STATE,
     });
+    expect(a2aMetadata[0]?.['traceparent']).toBe(post?.traceparent);
+  });
+
+  it('bridge.announceA2AAgent: the card fetch is a CLIENT span of the announcing call (OBS-59)', async () => {
+    const other = await a2aServer();
+    servers.push(other);
+    a2aSeen.length = 0;
+    const { envelope } = await node.runtime.invoke(
+      request(
+        'bridge.announce_a2a_agent',
+        { url: other.url, name: 'announced' },
+        'capability:bridge.announce_a2a_agent',
+        { traceparent: CALLER, tracestate: STATE },
+      ),
+      { face: 'internal', principal: { id: 'admin', kind: 'local' } },
+    );
+    expect(envelope.kind, JSON.stringify(envelope.data)).toBe('response');
+    const fetch = a2aSeen.find((r) => r.method === 'GET' && r.path === '/.well-known/agent-card.json');
+    const header = W3C.exec(fetch?.traceparent ?? '');
+    expect(header?.[1]).toBe(TRACE); // the announcing call's trace, not a new one
+    expect(fetch?.tracestate).toBe(STATE);
+    const client = await spanWithId(header?.[2]);
+    const execute = await spanWithId(parentOf(client));
+    expect(execute.name).toBe('runtime.execute');
+    const invocation = await spanWithId(parentOf(execute));
+    expect(invocation.name).toBe(INVOCATION_SPAN);
+    expect(invocation.attributes['agentese.verb']).toBe('bridge.announce_a2a_agent');
+    expect(parentOf(invocation)).toBe(CALLER_SPAN);
+    expect(client.kind).toBe(SpanKind.CLIENT);
+    expect(client.attributes).toMatchObject({
+      'http.request.method': 'GET',
+      'url.full': `${other.url}/.well-known/agent-card.json`,
+      'http.response.status_code': 200,
+    });
+    expect(stateOf(client)).toBe(STATE);
+    // a call of the announced agent's verb is a trace of its own, not the announcement's
+    exporter.reset();
+    a2aSeen.length = 0;
+    const verb = bridgedVerb('announced');
+    const called = await node.runtime.invoke(request(verb, 'again', `capability:${verb}`), {
+      face: 'internal',
+    });
+    expect(called.envelope.kind, JSON.stringify(called.envelope.data)).toBe('response');
+    const post = a2aSeen.find((r) => r.method === 'POST');
+    expect(W3C.exec(post?.traceparent ?? '')?.[1]).not.toBe(TRACE);
   });
 
   it('card fetches are CLIENT spans too, named by their traceparent header', () => {
@@ -491,11 +399,7 @@ describe('the bridges send W3C trace context on their HTTP requests', () => {
 });
 
 describe('MCP resources/read, prompts/get, completion/complete continue _meta.traceparent', () => {
-  async function mcpClient(): Promise<Client> {
-    const client = new Client({ name: 'trace-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${node.url}/mcp`)));
-    return client;
-  }
+  const mcpClient = () => connectMcpClient(node.url, { name: 'trace-test' });
 
   /** The MCP SERVER span of `method`, once exported. */
   function mcpSpan(method: string): Promise<ReadableSpan> {

@@ -13,20 +13,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Role, type Message } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Envelope } from '../../src/core/envelope.js';
+import { PlexusError } from '../../src/core/errors.js';
 import type { JsonValue } from '../../src/core/json.js';
 import { createNode, defaultFaces, type Node } from '../../src/node/index.js';
 import { INVOCATION_SPAN } from '../../src/observability/span-names.js';
-import { defineAgent, type HandlerContext } from '../../src/runtime/index.js';
+import { PARENT_SPAN_EXTENSION, defineAgent, type HandlerContext } from '../../src/runtime/index.js';
+import { createPlexus, agent as sdkAgent, verb as sdkVerb } from '../../src/sdk/index.js';
 import { a2aBridgeFace } from '../../src/transports/a2a-bridge/a2a-bridge-face.js';
 import { mcpBridgeFace } from '../../src/transports/mcp-bridge/mcp-bridge-face.js';
 import { wsJsonRpcClient } from '../../src/transports/ws-jsonrpc/client.js';
 import { request, spec } from '../runtime/helpers.js';
+import { connectMcpClient } from '../support/mcp-client.js';
 import { eventually, until } from '../support/until.js';
 
 /** The value `look` finds, once it finds one (bounded polling). */
@@ -56,7 +58,10 @@ const probe = defineAgent({
     name: 'Probe',
     version: '1.0.0',
     tier: 'L3',
-    capabilities: [{ verb: 'demo.probe', input: { type: 'object' }, output: { type: 'object' } }],
+    capabilities: [
+      { verb: 'demo.probe', input: { type: 'object' }, output: { type: 'object' } },
+      { verb: 'demo.fail', input: { type: 'object' }, output: { type: 'object' } },
+    ],
   },
   verbs: [
     spec('demo.probe', {
@@ -65,18 +70,23 @@ const probe = defineAgent({
       effects: { audits: ['probe'] },
       deterministic: false,
     }),
+    spec('demo.fail', { input: { type: 'object' }, output: { type: 'object' }, deterministic: false }),
   ],
   create: () => ({
     'demo.probe': (input: JsonValue, ctx: HandlerContext) => ({
       traceparent: ctx.traceparent ?? null,
       input,
     }),
+    'demo.fail': () => {
+      throw new PlexusError('PRECONDITION_FAILED', 'not today');
+    },
   }),
 });
 
 const parentOf = (s: ReadableSpan): string | undefined => s.parentSpanContext?.spanId;
 const traceOf = (s: ReadableSpan): string => s.spanContext().traceId;
 const idOf = (s: ReadableSpan): string => s.spanContext().spanId;
+const stateOf = (s: ReadableSpan): string => s.spanContext().traceState?.serialize() ?? '';
 
 interface Traced {
   readonly node: Node;
@@ -124,6 +134,15 @@ async function invocationOf(t: Traced, face: string, verb = 'demo.probe'): Promi
           s.attributes['plexus.face'] === face &&
           s.attributes['agentese.verb'] === verb,
       ),
+  );
+}
+
+/** The MCP `tools/call` SERVER span on `t`, once it was exported. */
+function toolCallSpan(t: Traced): Promise<ReadableSpan> {
+  return found('the tools/call SERVER span', () =>
+    t.exporter
+      .getFinishedSpans()
+      .find((s) => s.kind === SpanKind.SERVER && s.attributes['mcp.method.name'] === 'tools/call'),
   );
 }
 
@@ -258,30 +277,87 @@ describe('a traceparent per message continues the caller’s trace', () => {
     }
   });
 
-  it('MCP: tools/call _meta.traceparent; without a valid one, the HTTP request’s span', async () => {
-    const client = new Client({ name: 'trace-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${far.node.url}/mcp`)));
+  it('MCP: tools/call is a SERVER span under _meta.traceparent, parent of the invocation; else under the HTTP request’s span', async () => {
+    const client = await connectMcpClient(far.node.url);
     try {
       const tool = (await client.listTools()).tools.find((t) => t.name.endsWith('demo.probe'));
       expect(tool).toBeDefined();
       const name = tool?.name ?? '';
-      const result = await client.callTool({ name, arguments: { y: 1 }, _meta: { traceparent: CALLER } });
+      const result = await client.callTool({
+        name,
+        arguments: { y: 1 },
+        _meta: { traceparent: CALLER, tracestate: STATE },
+      });
       expect(result.isError).not.toBe(true);
       const invocation = await invocationOf(far, 'mcp');
+      const server = await toolCallSpan(far);
+      expect(traceOf(server)).toBe(TRACE);
+      expect(parentOf(server)).toBe(CALLER_SPAN);
+      expect(server.name).toBe(`tools/call ${name}`);
+      expect(server.attributes).toMatchObject({
+        'mcp.method.name': 'tools/call',
+        'rpc.system': 'jsonrpc',
+        'rpc.method': 'tools/call',
+        'rpc.jsonrpc.version': '2.0',
+        'gen_ai.tool.name': name,
+        'gen_ai.operation.name': 'execute_tool',
+      });
+      expect(typeof server.attributes['rpc.jsonrpc.request_id']).toBe('string');
+      expect(server.status.code).not.toBe(SpanStatusCode.ERROR);
+      expect(stateOf(server)).toBe(STATE);
       expect(traceOf(invocation)).toBe(TRACE);
-      expect(parentOf(invocation)).toBe(CALLER_SPAN);
+      expect(parentOf(invocation)).toBe(idOf(server)); // OBS-57: the invocation is the server span's child
+      expect(stateOf(invocation)).toBe(STATE);
 
       for (const bad of MALFORMED) {
         far.exporter.reset();
         const answer = await client.callTool({ name, arguments: { y: 2 }, _meta: { traceparent: bad } });
         expect(answer.isError).not.toBe(true);
         const fresh = await invocationOf(far, 'mcp');
-        expect(traceOf(fresh)).not.toBe(TRACE);
-        const server = await found('the HTTP server span of the POST, parent of the invocation', () =>
-          far.exporter.getFinishedSpans().find((s) => s.name === 'POST /mcp' && idOf(s) === parentOf(fresh)),
+        const freshServer = await toolCallSpan(far);
+        expect(traceOf(freshServer)).not.toBe(TRACE);
+        expect(parentOf(fresh)).toBe(idOf(freshServer));
+        const post = await found('the HTTP server span of the POST, parent of the tools/call span', () =>
+          far.exporter
+            .getFinishedSpans()
+            .find((s) => s.name === 'POST /mcp' && idOf(s) === parentOf(freshServer)),
         );
-        expect(traceOf(server)).toBe(traceOf(fresh));
+        expect(traceOf(post)).toBe(traceOf(fresh));
       }
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('MCP: a tools/call that fails (an unknown tool, a failed verb) ends its SERVER span with the error', async () => {
+    const client = await connectMcpClient(far.node.url);
+    try {
+      const unknown = await client.callTool({
+        name: 'no_such_tool',
+        arguments: {},
+        _meta: { traceparent: CALLER },
+      });
+      expect(unknown.isError).toBe(true);
+      const span = await toolCallSpan(far);
+      expect(parentOf(span)).toBe(CALLER_SPAN);
+      expect(span.status.code).toBe(SpanStatusCode.ERROR);
+      expect(span.attributes['error.type']).toBe('UNKNOWN_VERB');
+      expect(span.attributes['rpc.jsonrpc.error_code']).toBeUndefined(); // a result, not a JSON-RPC error
+
+      far.exporter.reset();
+      const tool = (await client.listTools()).tools.find((t) => t.name.endsWith('demo.fail'));
+      const failed = await client.callTool({
+        name: tool?.name ?? '',
+        arguments: {},
+        _meta: { traceparent: CALLER },
+      });
+      expect(failed.isError).toBe(true);
+      const failedSpan = await toolCallSpan(far);
+      expect(failedSpan.status.code).toBe(SpanStatusCode.ERROR);
+      expect(failedSpan.attributes['error.type']).toBe('PRECONDITION_FAILED');
+      expect(failedSpan.status.message).toContain('not today');
+      const invocation = await invocationOf(far, 'mcp', 'demo.fail');
+      expect(parentOf(invocation)).toBe(idOf(failedSpan));
     } finally {
       await client.close();
     }
@@ -333,7 +409,9 @@ describe('one call across two nodes is one trace', () => {
     ['fm', 'mcp'],
   ] as const) {
     it(`through the ${face} bridge: the far invocation is a child of the near execute span`, async () => {
-      const verb = near.node.runtime.agents.registry.get(bridge).capabilities[0]?.verb ?? '';
+      const verb =
+        near.node.runtime.agents.registry.get(bridge).capabilities.find((c) => c.verb.endsWith('probe'))
+          ?.verb ?? '';
       const { envelope } = await near.node.runtime.invoke(
         request(verb, { w: 1 }, `capability:${verb}`, { traceparent: CALLER }),
         { face: 'internal' },
@@ -349,7 +427,33 @@ describe('one call across two nodes is one trace', () => {
       );
       const farInvocation = await invocationOf(far, face);
       expect(traceOf(farInvocation)).toBe(TRACE);
-      expect(parentOf(farInvocation)).toBe(idOf(nearExecute));
+      if (face === 'a2a') {
+        // OBS-58: the message metadata and the header both name the near CLIENT span of the POST
+        const nearClient = await found('the near CLIENT span', () =>
+          near.exporter
+            .getFinishedSpans()
+            .find((s) => s.kind === SpanKind.CLIENT && parentOf(s) === idOf(nearExecute)),
+        );
+        expect(traceOf(nearClient)).toBe(TRACE);
+        expect(parentOf(farInvocation)).toBe(idOf(nearClient));
+        const farHttp = await found('the far HTTP SERVER span', () =>
+          far.exporter
+            .getFinishedSpans()
+            .find(
+              (s) =>
+                s.kind === SpanKind.SERVER &&
+                s.attributes['http.request.method'] === 'POST' &&
+                traceOf(s) === TRACE,
+            ),
+        );
+        expect(parentOf(farHttp)).toBe(idOf(nearClient));
+      } else {
+        // OBS-57: the far tools/call SERVER span is under the near execute span (`_meta`, OBS-15)
+        const farServer = await toolCallSpan(far);
+        expect(traceOf(farServer)).toBe(TRACE);
+        expect(parentOf(farServer)).toBe(idOf(nearExecute));
+        expect(parentOf(farInvocation)).toBe(idOf(farServer));
+      }
       // the far steps are the far invocation's children, in the same trace
       const farSteps = far.exporter.getFinishedSpans().filter((s) => parentOf(s) === idOf(farInvocation));
       expect(farSteps.map((s) => s.name)).toContain('runtime.execute');
@@ -387,5 +491,57 @@ describe('one call across two nodes is one trace', () => {
     expect(parentOf(effect)).toBe(idOf(execute));
     expect(traceOf(effect)).toBe(TRACE);
     expect(effect.attributes).toMatchObject({ 'plexus.effect': 'audits', 'plexus.phase': 'after' });
+  });
+});
+
+describe('a nested ctx.invoke carries the trace and its tracestate on (OBS-56)', () => {
+  it('the child invocation keeps the caller’s tracestate, under the outer execute span; a malformed one is dropped', async () => {
+    const inner: Envelope[] = [];
+    const plexus = createPlexus({ node: far.node });
+    await plexus.register(
+      sdkAgent('nest', [
+        sdkVerb('nest.outer', { input: { type: 'object' }, output: true }, (input, ctx) =>
+          ctx.invoke('nest.inner', input),
+        ),
+        sdkVerb('nest.inner', { input: { type: 'object' }, output: true }, (_input, ctx) => {
+          inner.push(ctx.envelope);
+          return { ok: true };
+        }),
+      ]),
+    );
+    await plexus.invoke('nest.outer', { n: 1 }, { traceparent: CALLER, tracestate: STATE });
+    const outer = await invocationOf(far, 'sdk', 'nest.outer');
+    expect(traceOf(outer)).toBe(TRACE);
+    expect(stateOf(outer)).toBe(STATE);
+    const outerExecute = await found('the outer execute span', () =>
+      far.exporter
+        .getFinishedSpans()
+        .find((s) => s.name === 'runtime.execute' && parentOf(s) === idOf(outer)),
+    );
+    const child = await invocationOf(far, 'sdk', 'nest.inner');
+    expect(traceOf(child)).toBe(TRACE);
+    expect(stateOf(child)).toBe(STATE); // the gap: only the traceparent went on before
+    const sent = inner[0];
+    expect(sent?.tracestate).toBe(STATE);
+    // the child call is a span of the outer handler's (its execute span), named in the extension
+    expect(sent?.extensions?.[PARENT_SPAN_EXTENSION]).toBe(idOf(outerExecute));
+    expect(parentOf(child)).toBe(sent?.traceparent?.split('-')[2]);
+    const childSteps = far.exporter.getFinishedSpans().filter((s) => parentOf(s) === idOf(child));
+    expect(childSteps.map((s) => s.name)).toContain('runtime.execute');
+    for (const s of childSteps) expect(stateOf(s), s.name).toBe(STATE);
+
+    for (const bad of MALFORMED_STATES) {
+      far.exporter.reset();
+      inner.length = 0;
+      await plexus.invoke('nest.outer', { n: 2 }, { traceparent: CALLER, tracestate: bad as string });
+      expect(inner[0]?.tracestate, String(bad)).toBeUndefined();
+      const fresh = await invocationOf(far, 'sdk', 'nest.inner');
+      expect(traceOf(fresh)).toBe(TRACE);
+      expect(stateOf(fresh)).toBe('');
+    }
+    // a tracestate without a traceparent belongs to no trace: not sent on
+    inner.length = 0;
+    await plexus.invoke('nest.outer', { n: 3 }, { tracestate: STATE });
+    expect(inner[0]?.tracestate).toBeUndefined();
   });
 });

@@ -36,7 +36,13 @@ import {
 import { entryHeaders, type A2aAgentEntry } from './a2a-agent-entry.js';
 import { cleanTracestate } from '../../core/tracestate.js';
 import type { Observer } from '../../runtime/observer.js';
-import { tracedFetch, withOutboundTrace } from '../outbound-trace.js';
+import {
+  messageTraceparent,
+  tracedFetch,
+  withFirstClientSpan,
+  withOutboundTrace,
+  type OutboundTrace,
+} from '../outbound-trace.js';
 import { fetchA2aCard } from './a2a-card-fetch.js';
 
 export type { A2aAgentEntry } from './a2a-agent-entry.js';
@@ -110,10 +116,17 @@ function finish(task: Task, artifacts: readonly Artifact[], name: string): JsonV
 }
 
 /** The trace a job's calls continue: its handler's span and the request's tracestate (OBS-45). */
-function traceOfJob(ctx: HandlerContext): { traceparent?: string; tracestate?: string } {
+function traceOfJob(ctx: HandlerContext): OutboundTrace {
   if (ctx.traceparent === undefined) return {};
   const tracestate = cleanTracestate(ctx.envelope.tracestate);
   return { traceparent: ctx.traceparent, ...(tracestate === undefined ? {} : { tracestate }) };
+}
+
+/** The W3C trace context a message sent in `trace` carries in its metadata (OBS-15, OBS-45, OBS-58). */
+function metadataOf(trace: OutboundTrace): { traceparent?: string; tracestate?: string } {
+  const traceparent = messageTraceparent(trace);
+  if (traceparent === undefined) return {};
+  return { traceparent, ...(trace.tracestate === undefined ? {} : { tracestate: trace.tracestate }) };
 }
 
 async function callSkill(
@@ -123,6 +136,7 @@ async function callSkill(
   skill: string,
   input: JsonValue,
   ctx: HandlerContext,
+  trace: OutboundTrace,
 ): Promise<JsonValue> {
   const request = {
     tenant: '',
@@ -132,8 +146,9 @@ async function callSkill(
       taskId: '',
       role: Role.ROLE_USER,
       parts: parts(input),
-      // OBS-15, OBS-45: the agent continues this job's trace (W3C trace context in the message metadata)
-      metadata: { skill, ...traceOfJob(ctx) },
+      // OBS-15, OBS-45: the agent continues this job's trace (W3C trace context in the message
+      // metadata), under the CLIENT span of the request that carries it, as the header says (OBS-58)
+      metadata: { skill, ...metadataOf(trace) },
       extensions: [],
       referenceTaskIds: [],
     },
@@ -279,7 +294,8 @@ export async function defineA2aBridgeAgent(
   const call = (skill: string, input: JsonValue, ctx: HandlerContext): Promise<JsonValue> => {
     const gone = options.gone?.();
     if (gone !== undefined) return Promise.reject(gone);
-    return withOutboundTrace(traceOfJob(ctx), () => callSkill(client, streaming, entry, skill, input, ctx));
+    const trace = withFirstClientSpan(traceOfJob(ctx), options.tracing);
+    return withOutboundTrace(trace, () => callSkill(client, streaming, entry, skill, input, ctx, trace));
   };
   return defineAgent({
     card: {

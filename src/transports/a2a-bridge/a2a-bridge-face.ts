@@ -16,7 +16,7 @@ import { loadRegistrations, recordRegistration, recordRemoval } from '../bridge/
 import type { Face, FaceFactory } from '../face.js';
 import { silentLogger } from '../face-components.js';
 import type { OutboundUrlPolicy } from '../outbound-url.js';
-import { tracedFetch } from '../outbound-trace.js';
+import { tracedFetch, withOutboundTrace } from '../outbound-trace.js';
 import { defineA2aBridgeAgent, verbSegment } from './a2a-agent.js';
 import { A2A_AGENT_NAME_PATTERN, type A2aAgentEntry } from './a2a-agent-entry.js';
 import { checkAgentUrl, fetchA2aCard, type FetchedCard } from './a2a-card-fetch.js';
@@ -70,7 +70,7 @@ export function a2aBridgeFace(init: A2aBridgeInit): FaceFactory {
   return (components): Face => {
     const { runtime, log } = components;
     const logger = components.logger ?? silentLogger;
-    // OBS-48: card fetches are CLIENT spans too (and carry a trace when one is current)
+    // OBS-48: card fetches are CLIENT spans too (and carry a trace when one is current: OBS-59)
     const cardFetch = tracedFetch(fetch, components.tracing);
     const retryMs = init.retryMs ?? 30_000;
     const minRefreshMs = init.minRefreshMs ?? 10_000;
@@ -245,9 +245,13 @@ export function a2aBridgeFace(init: A2aBridgeInit): FaceFactory {
     };
 
     const announceHandler = (policy: OutboundUrlPolicy) =>
-      announceAgent(async (given, by, signal) => {
+      announceAgent(async (given, by, signal, trace) => {
         checkAgentUrl(given.url, policy, '/url', 'the A2A agent url');
-        const answer = await fetchA2aCard(given, { signal, policy, fetch: cardFetch });
+        // OBS-59: the fetch is a CLIENT span of the announcing call's trace (only the fetch: the
+        // refreshes scheduled later are requests of their own)
+        const answer = await withOutboundTrace(trace, () =>
+          fetchA2aCard(given, { signal, policy, fetch: cardFetch }),
+        );
         if (!answer.changed) throw new PlexusError('UNAVAILABLE', 'the card was not sent');
         const name = given.name ?? nameFromCard(answer.fetched.card.name);
         if (!A2A_AGENT_NAME_PATTERN.test(name))

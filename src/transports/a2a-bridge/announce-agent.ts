@@ -10,6 +10,7 @@ import { PlexusError } from '../../core/errors.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.js';
 import type { AgentDefinition } from '../../runtime/index.js';
 import { bridgeAdminAgent, type BridgeAdminVerb } from '../bridge/bridge-admin.js';
+import type { OutboundTrace } from '../outbound-trace.js';
 import { A2A_AGENT_NAME_PATTERN, parseA2aAnnouncement, type A2aAnnouncement } from './a2a-agent-entry.js';
 
 /** The id of the agent. */
@@ -83,11 +84,16 @@ export interface Announced {
 }
 
 /**
- * The agent; `announce` bridges the agent now (fetching its card, so an agent that cannot be
- * reached is refused) and records it, answering its name and verbs.
+ * The agent; `announce` bridges the agent now (fetching its card in the call's `trace`, so an
+ * agent that cannot be reached is refused) and records it, answering its name and verbs.
  */
 export function announceAgent(
-  announce: (given: A2aAnnouncement, by: string, signal: AbortSignal) => Promise<Announced>,
+  announce: (
+    given: A2aAnnouncement,
+    by: string,
+    signal: AbortSignal,
+    trace: OutboundTrace,
+  ) => Promise<Announced>,
   remove: (name: string, by: string, signal: AbortSignal) => Promise<Announced>,
 ): AgentDefinition {
   const announcing: BridgeAdminVerb = {
@@ -101,8 +107,8 @@ export function announceAgent(
     input: INPUT_SCHEMA,
     output: RESULT_SCHEMA,
     privileged: 'makes this node call a URL of your choosing',
-    async handle(input, by, signal) {
-      const done = await announce(parseA2aAnnouncement(input), by, signal);
+    async handle(input, by, signal, trace) {
+      const done = await announce(parseA2aAnnouncement(input), by, signal, trace);
       return { name: done.name, url: done.url, verbs: [...done.verbs] };
     },
   };

@@ -9,12 +9,14 @@
  */
 import { PlexusError } from '../../core/errors.js';
 import type { JsonObject, JsonValue } from '../../core/json.js';
+import { cleanTracestate } from '../../core/tracestate.js';
 import {
   defineAgent,
   type AgentDefinition,
   type HandlerContext,
   type Principal,
 } from '../../runtime/index.js';
+import type { OutboundTrace } from '../outbound-trace.js';
 
 /** The scope a credential needs (MCP-37). */
 export const BRIDGE_ADMIN_SCOPE = 'bridge:admin';
@@ -41,8 +43,23 @@ export interface BridgeAdminVerb {
   readonly output: JsonObject;
   /** Why only privileged callers may use it, the start of the refusal's message. */
   readonly privileged: string;
-  /** Runs a privileged call; `by` is the caller's principal id. */
-  readonly handle: (input: JsonValue, by: string, signal: AbortSignal) => Promise<JsonValue>;
+  /**
+   * Runs a privileged call; `by` is the caller's principal id, `trace` the handler's span and
+   * the request's tracestate (what a request the call makes continues, OBS-59).
+   */
+  readonly handle: (
+    input: JsonValue,
+    by: string,
+    signal: AbortSignal,
+    trace: OutboundTrace,
+  ) => Promise<JsonValue>;
+}
+
+/** The trace a call's requests continue: its handler's span and the request's tracestate (OBS-45). */
+function traceOf(ctx: HandlerContext): OutboundTrace {
+  if (ctx.traceparent === undefined) return {};
+  const tracestate = cleanTracestate(ctx.envelope.tracestate);
+  return { traceparent: ctx.traceparent, ...(tracestate === undefined ? {} : { tracestate }) };
 }
 
 /**
@@ -90,7 +107,7 @@ export function bridgeAdminAgent(spec: BridgeAdminVerb, ...more: BridgeAdminVerb
                 { details: { scope: BRIDGE_ADMIN_SCOPE } },
               );
             }
-            return v.handle(input, ctx.principal?.id ?? 'unknown', ctx.signal);
+            return v.handle(input, ctx.principal?.id ?? 'unknown', ctx.signal, traceOf(ctx));
           },
         ]),
       ),

@@ -19,11 +19,14 @@ import {
   SetLevelRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
+  type CallToolRequest,
   type CallToolResult,
   type LoggingLevel,
   type ServerNotification,
+  type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import { PlexusError } from '../../core/errors.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { PlexusError, isPlexusErrorCode } from '../../core/errors.js';
 import type { JsonValue } from '../../core/json.js';
 import type { Principal, Runtime } from '../../runtime/index.js';
 import { catalogOf, type CatalogEntry } from './tool-catalog.js';
@@ -268,7 +271,11 @@ export function sessionServer(init: SessionServerInit): SessionServer {
         ),
     ),
   );
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  const runToolCall = async (
+    request: CallToolRequest,
+    extra: ToolCallExtra,
+    { traceparent, tracestate }: MessageTrace,
+  ): Promise<CallToolResult> => {
     const entry = catalogOf(runtime.agents.registry).byName(request.params.name);
     if (entry === undefined) {
       return toolFailure(
@@ -277,8 +284,6 @@ export function sessionServer(init: SessionServerInit): SessionServer {
       );
     }
     const token = request.params._meta?.progressToken;
-    // the caller's span in `_meta` (OBS-14), else the span the HTTP request is served in
-    const { traceparent, tracestate } = messageTrace(request.params._meta, extra.requestInfo?.headers);
     // MCP-50, MCP-51: what the client can do for the call's job, on the call's own stream
     const client = server.getClientCapabilities();
     const relatedRequestId = extra.requestId;
@@ -341,9 +346,43 @@ export function sessionServer(init: SessionServerInit): SessionServer {
       ...(failed ? { code: result._meta?.['plexus/code'] } : {}),
     });
     return result;
-  });
+  };
+  // OBS-57: a call is a SERVER span (its invocation the child) like the requests above
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    inRequestSpan(
+      init.tracing,
+      {
+        method: 'tools/call',
+        target: request.params.name,
+        attributes: {
+          'gen_ai.tool.name': spanText(request.params.name),
+          'gen_ai.operation.name': 'execute_tool',
+        },
+        id: extra.requestId,
+        trace: messageTrace(request.params._meta, extra.requestInfo?.headers),
+        failed: toolError,
+      },
+      (trace) => runToolCall(request, extra, trace),
+    ),
+  );
   paramsErrorsAreInvalidParams(server);
   return server;
+}
+
+/** What the SDK hands a `tools/call` handler beside the request. */
+type ToolCallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** The failure a `tools/call` result stands for (`isError`, its Plexus code in `_meta`), OBS-57. */
+function toolError(result: CallToolResult): PlexusError | undefined {
+  if (result.isError !== true) return undefined;
+  const code = result._meta?.['plexus/code'];
+  const first = result.content[0];
+  const known = isPlexusErrorCode(code) ? code : 'INTERNAL';
+  const text = first?.type === 'text' ? first.text : 'the tool answered an error';
+  return new PlexusError(
+    known,
+    (text.startsWith(`${known}: `) ? text.slice(known.length + 2) : text).slice(0, 500),
+  );
 }
 
 type RawHandler = (request: unknown, extra: unknown) => Promise<unknown>;

@@ -1,9 +1,9 @@
 /**
  * The trace of one MCP request (OBS-14, OBS-45, OBS-47): the caller's span its
  * `params._meta.traceparent` names (with `_meta.tracestate`), else the span the HTTP POST is
- * served in (with the `tracestate` header). `resources/read`, `prompts/get` and
- * `completion/complete` run in a SERVER span of their own there (OTel MCP semantic
- * conventions); `tools/call` is an invocation, whose span the runtime makes.
+ * served in (with the `tracestate` header). `tools/call` (OBS-57), `resources/read`,
+ * `prompts/get` and `completion/complete` run in a SERVER span of their own there (OTel MCP
+ * semantic conventions); a call's invocation span, which the runtime makes, is its child.
  */
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { PlexusError, toPlexusError } from '../../core/errors.js';
@@ -41,16 +41,21 @@ export function messageTrace(
 }
 
 /** What one traced request is. */
-export interface TracedRequest {
-  /** `resources/read`, `prompts/get`, `completion/complete`. */
+export interface TracedRequest<T = unknown> {
+  /** `tools/call`, `resources/read`, `prompts/get`, `completion/complete`. */
   readonly method: string;
-  /** A low-cardinality name the span adds to the method (a prompt's name). */
+  /** A low-cardinality name the span adds to the method (a tool's or a prompt's name). */
   readonly target?: string;
   /** More attributes (`mcp.resource.uri`, `gen_ai.prompt.name`). */
   readonly attributes?: Readonly<Record<string, string>>;
   /** The JSON-RPC id. */
   readonly id: string | number;
   readonly trace: MessageTrace;
+  /**
+   * The failure a result stands for, when the method answers failures as results (a
+   * `tools/call` result with `isError: true`): the span ends with it. @default none
+   */
+  readonly failed?: (out: T) => PlexusError | undefined;
 }
 
 /** The Plexus error an MCP handler's failure stands for (an `McpError` by its JSON-RPC code). */
@@ -62,11 +67,12 @@ function failureOf(error: unknown): PlexusError {
 /**
  * Runs `work` in the request's SERVER span (without a tracer: under the request's trace as
  * it is), handing it the trace to send on. A failure ends the span with `error.type` and
- * `rpc.jsonrpc.error_code`, and is rethrown unchanged.
+ * `rpc.jsonrpc.error_code`, and is rethrown unchanged; a result `request.failed` names a
+ * failure ends it with that failure's `error.type` (it is no JSON-RPC error).
  */
 export async function inRequestSpan<T>(
   tracing: Observer | undefined,
-  request: TracedRequest,
+  request: TracedRequest<T>,
   work: (trace: MessageTrace) => Promise<T>,
 ): Promise<T> {
   if (tracing === undefined) return work(request.trace);
@@ -94,7 +100,7 @@ export async function inRequestSpan<T>(
       ...(own === undefined ? {} : { traceparent: own }),
       ...(tracestate === undefined ? {} : { tracestate }),
     });
-    span.end();
+    span.end(request.failed?.(out));
     return out;
   } catch (error) {
     const failure = failureOf(error);

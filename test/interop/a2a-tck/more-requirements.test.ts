@@ -13,20 +13,14 @@
  * What is not covered, and why: ./README.md.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { TaskState, type AgentCard } from '@a2a-js/sdk';
-import {
-  AgentEvent,
-  DefaultRequestHandler,
-  InMemoryTaskStore,
-  JsonRpcTransportHandler,
-  ServerCallContext,
-  type AgentExecutor,
-} from '@a2a-js/sdk/server';
+import { AgentEvent, type AgentExecutor } from '@a2a-js/sdk/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../../src/security/index.js';
 import { startNodeProcess, type NodeProcess } from '../../e2e/harness.js';
 import { useNodeProcess } from '../../support/e2e-fixture.js';
+import { sdkAgentCard, startA2aSdkServer, type A2aSdkServer } from '../../support/a2a-sdk-server.js';
 import { until } from '../../support/until.js';
 import {
   TERMINAL,
@@ -140,64 +134,29 @@ const tckExecutor: AgentExecutor = {
 };
 
 function sdkCard(port: number): AgentCard {
-  return {
+  return sdkAgentCard({
+    port,
     name: 'SDK TCK agent',
     description: 'the A2A SDK server playing the TCK scenarios',
-    supportedInterfaces: [
-      { url: `http://127.0.0.1:${port}/rpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
-    ],
-    provider: undefined,
     version: '1.0.0',
-    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
-    securitySchemes: {},
-    securityRequirements: [],
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
+    streaming: true,
+    modes: ['text/plain'],
     skills: [],
-    signatures: [],
-  };
+  });
 }
 
 /** The SDK server on loopback: its JSON-RPC URL. `A2A-Version` goes to the SDK as given. */
-async function startSdkServer(): Promise<{ url: string; server: Server }> {
-  let port = 0;
-  let rpc: JsonRpcTransportHandler | undefined;
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      void (async () => {
-        rpc ??= new JsonRpcTransportHandler(
-          new DefaultRequestHandler(sdkCard(port), new InMemoryTaskStore(), tckExecutor),
-        );
-        const version = req.headers['a2a-version'];
-        const answer = await rpc.handle(
-          Buffer.concat(chunks).toString('utf8'),
-          new ServerCallContext({ requestedVersion: typeof version === 'string' ? version : '' }),
-        );
-        if (typeof (answer as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function') {
-          res.writeHead(200, { 'content-type': 'text/event-stream' });
-          for await (const item of answer as AsyncGenerator) res.write(`data: ${JSON.stringify(item)}\n\n`);
-          res.end();
-          return;
-        }
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
-      })();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as { port: number }).port;
-  return { url: `http://127.0.0.1:${port}/rpc`, server };
+async function startSdkServer(): Promise<{ url: string; server: A2aSdkServer }> {
+  const server = await startA2aSdkServer({ executor: tckExecutor, card: sdkCard, version: 'header' });
+  return { url: `${server.url}/rpc`, server };
 }
 
-let sdk: { url: string; server: Server } | undefined;
+let sdk: { url: string; server: A2aSdkServer } | undefined;
 beforeAll(async () => {
   sdk = await startSdkServer();
 });
 afterAll(async () => {
-  if (sdk === undefined) return;
-  sdk.server.closeAllConnections();
-  await new Promise((r) => sdk?.server.close(r));
+  await sdk?.server.close();
 });
 
 /**

@@ -14,15 +14,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { AgentCard as AgentCardCodec, TaskState, type AgentCard } from '@a2a-js/sdk';
-import {
-  AgentEvent,
-  DefaultRequestHandler,
-  InMemoryTaskStore,
-  JsonRpcTransportHandler,
-  ServerCallContext,
-  type AgentExecutor,
-} from '@a2a-js/sdk/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../../src/security/index.js';
 import { TARGET_EXTENSION } from '../../../src/runtime/index.js';
@@ -34,96 +25,31 @@ import { createNode, type Node } from '../../../src/node/node.js';
 import { defaultFaces } from '../../../src/node/faces.js';
 import { a2aBridgeAgent } from '../../../src/transports/a2a-bridge/a2a-agent.js';
 import { a2aBridgeFace } from '../../../src/transports/a2a-bridge/a2a-bridge-face.js';
+import {
+  A2A_CARD_PATH,
+  cardJson,
+  echoExecutor,
+  sdkAgentCard,
+  startA2aSdkServer,
+} from '../../support/a2a-sdk-server.js';
 import { until } from '../../support/until.js';
 
 let cancelled: string[] = [];
 const waiting = new Map<string, () => void>();
 
 /** Skill `echo` answers the text in an artifact; skill `wait` works until it is cancelled. */
-const executor: AgentExecutor = {
-  execute(ctx, bus) {
-    const skill = (ctx.userMessage.metadata as { skill?: string } | undefined)?.skill;
-    const base = { taskId: ctx.taskId, contextId: ctx.contextId };
-    bus.publish(
-      AgentEvent.task({
-        id: ctx.taskId,
-        contextId: ctx.contextId,
-        status: {
-          state: TaskState.TASK_STATE_SUBMITTED,
-          message: undefined,
-          timestamp: new Date().toISOString(),
-        },
-        artifacts: [],
-        history: [ctx.userMessage],
-        metadata: undefined,
-      }),
-    );
-    bus.publish(
-      AgentEvent.statusUpdate({
-        ...base,
-        status: {
-          state: TaskState.TASK_STATE_WORKING,
-          message: undefined,
-          timestamp: new Date().toISOString(),
-        },
-        metadata: undefined,
-      }),
-    );
-    if (skill === 'wait') {
-      return new Promise<void>((resolve) => {
-        waiting.set(ctx.taskId, resolve);
-      });
-    }
-    const part = ctx.userMessage.parts[0];
-    bus.publish(
-      AgentEvent.artifactUpdate({
-        ...base,
-        artifact: {
-          artifactId: randomUUID(),
-          name: 'echo',
-          description: '',
-          parts: part === undefined ? [] : [part],
-          metadata: undefined,
-          extensions: [],
-        },
-        append: false,
-        lastChunk: true,
-        metadata: undefined,
-      }),
-    );
-    bus.publish(
-      AgentEvent.statusUpdate({
-        ...base,
-        status: {
-          state: TaskState.TASK_STATE_COMPLETED,
-          message: undefined,
-          timestamp: new Date().toISOString(),
-        },
-        metadata: undefined,
-      }),
-    );
-    bus.finished();
-    return Promise.resolve();
-  },
-  cancelTask(taskId, bus) {
+const executor = echoExecutor({
+  hold: (ctx) =>
+    (ctx.userMessage.metadata as { skill?: string } | undefined)?.skill === 'wait'
+      ? new Promise<void>((resolve) => {
+          waiting.set(ctx.taskId, resolve);
+        })
+      : undefined,
+  cancelled: (taskId) => {
     cancelled.push(taskId);
-    bus.publish(
-      AgentEvent.statusUpdate({
-        taskId,
-        contextId: '',
-        status: {
-          state: TaskState.TASK_STATE_CANCELED,
-          message: undefined,
-          timestamp: new Date().toISOString(),
-        },
-        metadata: undefined,
-      }),
-    );
-    bus.finished();
     waiting.get(taskId)?.();
-    return Promise.resolve();
   },
-};
+});
 
 /** What the SDK server's card says and how it is served; tests change it. */
 interface CardState {
@@ -143,37 +69,13 @@ function cardOf(
   extra: Record<string, unknown> = {},
   state?: CardState,
 ): Record<string, unknown> {
-  const card: AgentCard = {
-    name: 'SDK agent',
-    description: 'a stock A2A SDK server',
-    supportedInterfaces: [
-      {
-        url: state?.interfaceUrl ?? `http://127.0.0.1:${port}/rpc`,
-        protocolBinding: 'JSONRPC',
-        tenant: '',
-        protocolVersion: '1.0',
-      },
-    ],
-    provider: undefined,
-    version: '2.0.0',
-    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
-    securitySchemes: {},
-    securityRequirements: [],
-    defaultInputModes: ['text'],
-    defaultOutputModes: ['text'],
-    skills: (state?.skills ?? ['echo', 'wait']).map((id) => ({
-      id,
-      name: id,
-      description: `the ${id} skill`,
-      tags: [id],
-      examples: [],
-      inputModes: ['text'],
-      outputModes: ['text'],
-      securityRequirements: [],
-    })),
-    signatures: [],
-  };
-  return { ...(AgentCardCodec.toJSON(card) as Record<string, unknown>), ...extra };
+  const card = sdkAgentCard({
+    port,
+    skills: state?.skills ?? ['echo', 'wait'],
+    streaming: true,
+    ...(state?.interfaceUrl === undefined ? {} : { interfaceUrl: state.interfaceUrl }),
+  });
+  return { ...cardJson(card), ...extra };
 }
 
 /** The SDK server on loopback; `extra` is merged into its card (a forged signature, say). */
@@ -181,56 +83,34 @@ async function sdkServer(
   extra: Record<string, unknown> = {},
   state?: CardState,
 ): Promise<{ url: string; server: Server }> {
-  let port = 0;
-  const handler = () =>
-    new DefaultRequestHandler(AgentCardCodec.fromJSON(cardOf(port)), new InMemoryTaskStore(), executor);
-  let rpc: JsonRpcTransportHandler | undefined;
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      void (async () => {
-        if (req.method === 'GET' && req.url === '/.well-known/agent-card.json') {
-          if (state !== undefined) state.fetches++;
-          if (state?.gone === true) {
-            res.writeHead(404).end();
-            return;
-          }
-          const body = JSON.stringify(cardOf(port, extra, state));
-          const etag = `"${createHash('sha256').update(body).digest('hex')}"`;
-          const headers = {
-            'content-type': 'application/json',
-            etag,
-            ...(state?.cacheControl === undefined ? {} : { 'cache-control': state.cacheControl }),
-          };
-          if (state !== undefined && req.headers['if-none-match'] === etag) {
-            state.notModified++;
-            res.writeHead(304, headers).end();
-            return;
-          }
-          res.writeHead(200, headers).end(body);
-          return;
-        }
-        rpc ??= new JsonRpcTransportHandler(handler());
-        const answer = await rpc.handle(
-          Buffer.concat(chunks).toString('utf8'),
-          new ServerCallContext({ requestedVersion: '1.0' }),
-        );
-        if (typeof (answer as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function') {
-          res.writeHead(200, { 'content-type': 'text/event-stream' });
-          for await (const item of answer as AsyncGenerator) res.write(`data: ${JSON.stringify(item)}\n\n`);
-          res.end();
-          return;
-        }
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
-      })();
-    });
+  const sdk = await startA2aSdkServer({
+    executor,
+    card: (port) => sdkAgentCard({ port, skills: ['echo', 'wait'], streaming: true }),
+    // the card with an ETag (304 to If-None-Match), a Cache-Control, or gone
+    intercept: (req, res, _body, port) => {
+      if (req.method !== 'GET' || req.url !== A2A_CARD_PATH) return false;
+      if (state !== undefined) state.fetches++;
+      if (state?.gone === true) {
+        res.writeHead(404).end();
+        return true;
+      }
+      const body = JSON.stringify(cardOf(port, extra, state));
+      const etag = `"${createHash('sha256').update(body).digest('hex')}"`;
+      const headers = {
+        'content-type': 'application/json',
+        etag,
+        ...(state?.cacheControl === undefined ? {} : { 'cache-control': state.cacheControl }),
+      };
+      if (state !== undefined && req.headers['if-none-match'] === etag) {
+        state.notModified++;
+        res.writeHead(304, headers).end();
+        return true;
+      }
+      res.writeHead(200, headers).end(body);
+      return true;
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  port = address.port;
-  return { url: `http://127.0.0.1:${port}`, server };
+  return { url: sdk.url, server: sdk.server };
 }
 
 function request(verb: string, data: Envelope['data'], target?: string): Envelope {

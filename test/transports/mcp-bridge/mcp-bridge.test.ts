@@ -9,20 +9,14 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { getEventListeners } from 'node:events';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import {
-  CompleteResultSchema,
-  isInitializeRequest,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CompleteResultSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Envelope } from '../../../src/core/envelope.js';
@@ -36,6 +30,8 @@ import { mcpBridgeFace } from '../../../src/transports/mcp-bridge/mcp-bridge-fac
 import { parseMcpServerEntry } from '../../../src/transports/mcp-bridge/mcp-server-entry.js';
 import { perRequestSignalFetch } from '../../../src/transports/mcp-bridge/per-request-fetch.js';
 import { wsJsonRpcClient } from '../../../src/transports/ws-jsonrpc/client.js';
+import { connectMcpClient } from '../../support/mcp-client.js';
+import { startMcpSdkServer } from '../../support/mcp-sdk-server.js';
 import { eventually, until } from '../../support/until.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -77,43 +73,15 @@ function httpMcpServer(): McpServer {
   return server;
 }
 
-async function body(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  return text === '' ? undefined : JSON.parse(text);
-}
-
 /** A stateful Streamable HTTP MCP server on loopback: one McpServer and transport per session. */
 async function httpServer(): Promise<{ url: string; server: Server }> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const server = createServer((req, res) => {
-    void (async () => {
-      const parsed = req.method === 'POST' ? await body(req) : undefined;
+  const started = await startMcpSdkServer({
+    server: httpMcpServer,
+    onRequest: (req) => {
       if (req.headers.authorization !== undefined) authorizations.add(req.headers.authorization);
-      const id = req.headers['mcp-session-id'];
-      let transport = typeof id === 'string' ? sessions.get(id) : undefined;
-      if (transport === undefined && req.method === 'POST' && isInitializeRequest(parsed)) {
-        const created = new StreamableHTTPServerTransport({
-          sessionIdGenerator: randomUUID,
-          onsessioninitialized: (sid) => {
-            sessions.set(sid, created);
-          },
-        });
-        transport = created;
-        await httpMcpServer().connect(created);
-      }
-      if (transport === undefined) {
-        res.writeHead(404).end();
-        return;
-      }
-      await transport.handleRequest(req, res, parsed);
-    })();
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return { url: `http://127.0.0.1:${address.port}/mcp`, server };
+  return { url: started.url, server: started.server };
 }
 
 function request(verb: string, data: Envelope['data'], target?: string): Envelope {
@@ -311,9 +279,8 @@ describe('MCP servers as Plexus agents', () => {
       },
       ['fix'],
     );
-    const client = new Client({ name: 'test', version: '1.0.0' });
+    const client = await connectMcpClient(node.url);
     clients.push(client);
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${node.url}/mcp`)));
     const { resources } = await client.listResources();
     expect(resources.map((r) => r.uri)).toContain('fixture://greeting');
     const read = await client.readResource({ uri: 'fixture://greeting' });
@@ -339,9 +306,8 @@ describe('MCP servers as Plexus agents', () => {
       },
       ['fix'],
     );
-    const client = new Client({ name: 'test', version: '1.0.0' });
+    const client = await connectMcpClient(node.url);
     clients.push(client);
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${node.url}/mcp`)));
     expect(client.getServerCapabilities()?.completions).toBeDefined();
     const values = async (
       ref: Parameters<Client['complete']>[0]['ref'],
@@ -527,17 +493,17 @@ describe('MCP servers as Plexus agents', () => {
     expect(await call(second, 'mcp.web.shout', { text: 'b' })).toMatchObject({ data: { text: 'B' } });
     expect([...authorizations]).toEqual([`Bearer ${headerSecret}`]);
 
-    const client = new Client({ name: 'watcher', version: '1.0.0' });
-    clients.push(client);
     let listChanged = 0;
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      listChanged++;
+    const client = await connectMcpClient(second.url, {
+      name: 'watcher',
+      headers: { authorization: `Bearer ${admin.key}` },
+      prepare: (c) => {
+        c.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+          listChanged++;
+        });
+      },
     });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${second.url}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${admin.key}` } },
-      }),
-    );
+    clients.push(client);
     const toolNames = async () => (await client.listTools()).tools.map((t) => t.name);
     expect((await toolNames()).some((n) => n.endsWith('mcp.late.echo'))).toBe(true);
 

@@ -3,8 +3,7 @@
  * `ctx.requestInput` is asked of the calling client as `elicitation/create`, `ctx.sample` as
  * `sampling/createMessage` — on one real node on loopback, driven by the SDK's own `Client`.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   CallToolResultSchema,
   CreateMessageRequestSchema,
@@ -21,6 +20,7 @@ import type { JsonValue } from '../../../src/core/json.js';
 import type { VerbSpec } from '../../../src/core/records/verb-spec.js';
 import { createNode, type Node } from '../../../src/node/node.js';
 import { defineAgent, type HandlerContext } from '../../../src/runtime/index.js';
+import { connectMcpClient } from '../../support/mcp-client.js';
 
 type Handler = (input: JsonValue, context: HandlerContext) => JsonValue | Promise<JsonValue>;
 
@@ -106,8 +106,7 @@ afterEach(async () => {
 });
 
 async function connect(capabilities: ClientCapabilities): Promise<Client> {
-  const client = new Client({ name: 'test', version: '1.0.0' }, { capabilities });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${node.url}/mcp`)));
+  const client = await connectMcpClient(node.url, { capabilities });
   clients.push(client);
   return client;
 }

@@ -5,13 +5,13 @@
  * start and by `runtime.agents.add`, with nothing of the refused agent registered; the node's
  * `/mcp` keeps serving the tools it had (stock SDK `Client`). A remote card is not refused.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../../src/core/json.js';
 import type { VerbSpec } from '../../../src/core/records/verb-spec.js';
 import { createNode, type Node } from '../../../src/node/node.js';
 import { defineAgent, type AgentDefinition } from '../../../src/runtime/index.js';
+import { connectMcpClient } from '../../support/mcp-client.js';
 
 function agent(id: string, name: string, verbs: Record<string, string | undefined>): AgentDefinition {
   const spec = (verb: string, tool: string | undefined): VerbSpec => ({
@@ -68,9 +68,8 @@ describe('two tools of one name are refused at registration (Req 5.5)', () => {
 
   it('refuses a second agent whose tool name cleans to a taken one, naming both; /mcp keeps serving', async () => {
     const node = await serve([agent('clock-1', 'Clock agent', { 'time.now': undefined })]);
-    const client = new Client({ name: 'test', version: '1.0.0' });
+    const client = await connectMcpClient(node.url);
     clients.push(client);
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${node.url}/mcp`)));
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['Clock_agent.time.now']);
 
     // "Clock_agent" and "Clock agent" both clean to Clock_agent
@@ -163,9 +162,8 @@ describe('two tools of one name are refused at registration (Req 5.5)', () => {
       },
       { origin: 'remote' },
     );
-    const client = new Client({ name: 'test', version: '1.0.0' });
+    const client = await connectMcpClient(node.url);
     clients.push(client);
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${node.url}/mcp`)));
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toHaveLength(2);
     for (const name of names) expect(name).toMatch(/^Echo\.echo\.say-[0-9a-f]{10}$/);
