@@ -30,7 +30,9 @@ async function start(dataDir?: string): Promise<NodeProcess> {
 }
 
 /** An SDK client of `key` on the node's `/mcp`, reconnecting for as long as a restart takes. */
-async function connect(key: { key: string }): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+async function connect(key: {
+  key: string;
+}): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
     requestInit: { headers: bearer(key) },
     reconnectionOptions: {
@@ -117,7 +119,9 @@ describe('MCP sessions across a node restart', () => {
     // the deleted session stays deleted
     const gone = await rawPost(deletedId, acme, listTools);
     expect(gone.status).toBe(404);
-    expect(((await gone.json()) as { error: { data: { code: string } } }).error.data.code).toBe('SESSION_NOT_FOUND');
+    expect(((await gone.json()) as { error: { data: { code: string } } }).error.data.code).toBe(
+      'SESSION_NOT_FOUND',
+    );
   }, 90_000);
 
   it('answers forged and malformed session ids 404 and keeps serving', async () => {
@@ -137,16 +141,24 @@ describe('MCP sessions across a node restart', () => {
   it('delivers the result of a tools/call cut by SIGKILL, after the restart, on the resumed stream', async () => {
     const progress: Progress[] = [];
     const input = { seconds: 4, steps: 4 };
-    const call = main.client.callTool({ name: slowTool, arguments: slowWrapped ? { input } : input }, undefined, {
-      onprogress: (p) => progress.push(p),
-      timeout: 30_000,
-    });
+    const call = main.client.callTool(
+      { name: slowTool, arguments: slowWrapped ? { input } : input },
+      undefined,
+      {
+        onprogress: (p) => progress.push(p),
+        timeout: 30_000,
+      },
+    );
     let settled: unknown;
     void call.then(
       (r) => (settled = r),
       (e: unknown) => (settled = e),
     );
-    await until(() => progress.length >= 1 || settled !== undefined, { what: 'the first progress before the kill', limitMs: 20_000, everyMs: 20 });
+    await until(() => progress.length >= 1 || settled !== undefined, {
+      what: 'the first progress before the kill',
+      limitMs: 20_000,
+      everyMs: 20,
+    });
     expect(settled).toBeUndefined();
     const seenBefore = progress.length;
     node.child.kill('SIGKILL');

@@ -271,7 +271,12 @@ async function resumedOf(
       'Last-Event-ID names no stream of this session that can be resumed: open a new stream (GET without it)',
     );
   }
-  return { stream: recovered.stream, run: () => recovered.run() };
+  return {
+    stream: recovered.stream,
+    run: () => {
+      recovered.run();
+    },
+  };
 }
 
 /**

@@ -175,8 +175,7 @@ export class McpSessions {
   /** Ends the sessions idle past the limit. */
   async sweep(): Promise<void> {
     const limit = this.#now() - this.init.idleMs;
-    for (const session of this.all())
-      if (session.lastUsed <= limit) await this.end(session.id, 'idle');
+    for (const session of this.all()) if (session.lastUsed <= limit) await this.end(session.id, 'idle');
   }
 
   /** Ends every session (not recorded: they live on in the log) and the sweep timer. */
@@ -223,7 +222,11 @@ export class McpSessions {
         const key = transport.sinkOf(requestId)?.key;
         if (session === undefined || key === undefined) return;
         this.init.records?.call(
-          { hash: session.hash, stream: key, ...(session.tenant === undefined ? {} : { tenant: session.tenant }) },
+          {
+            hash: session.hash,
+            stream: key,
+            ...(session.tenant === undefined ? {} : { tenant: session.tenant }),
+          },
           { id: requestId, ...call },
         );
       },
@@ -280,7 +283,7 @@ export class McpSessions {
       id: REVIVAL_ID,
       method: 'initialize',
       params: stored.initialize,
-    } as JSONRPCMessage);
+    });
     session.transport.receive({ jsonrpc: '2.0', method: 'notifications/initialized' }, undefined);
     if (stored.level !== undefined) {
       session.level = stored.level;
@@ -289,7 +292,7 @@ export class McpSessions {
         id: REVIVAL_ID,
         method: 'logging/setLevel',
         params: { level: stored.level },
-      } as JSONRPCMessage);
+      });
     }
     return session;
   }

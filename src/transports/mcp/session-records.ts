@@ -68,7 +68,10 @@ export interface SessionRecords {
   /** The session `hash` as the log knows it, or `undefined` when it was never opened. */
   find(hash: string, signal?: AbortSignal): Promise<StoredSession | undefined>;
   /** Records a `tools/call` answered on stream `stream` (MCP-57); never throws, not awaited. */
-  call(where: { readonly hash: string; readonly stream: string; readonly tenant?: string }, call: StreamedCall): void;
+  call(
+    where: { readonly hash: string; readonly stream: string; readonly tenant?: string },
+    call: StreamedCall,
+  ): void;
   /** The recorded calls of stream `stream` of session `hash`. */
   calls(hash: string, stream: string, signal?: AbortSignal): Promise<StreamedCall[]>;
 }
@@ -103,13 +106,16 @@ function openedOf(data: unknown): OpenedSession | undefined {
 /** Sessions kept in `log`; a failed touch or end is logged to `logger`, never thrown. */
 export function sessionRecords(log: EventLog, logger?: Logger): SessionRecords {
   const warn = (what: string, error: unknown): void => {
-    logger?.warn({ event: 'mcp.session_record_failed', what, error: String(error) }, 'mcp: session event not recorded');
+    logger?.warn(
+      { event: 'mcp.session_record_failed', what, error: String(error) },
+      'mcp: session event not recorded',
+    );
   };
   return {
     async opened(session) {
       await log.append({
         type: MCP_SESSION_EVENTS.opened,
-        data: { ...session } as JsonObject,
+        data: { ...session },
         causation: sessionCausation(session.session),
         ...tenantField(session.tenant),
       });

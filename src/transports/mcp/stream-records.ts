@@ -43,7 +43,11 @@ export function streamCausation(hash: string, stream: string): string {
 function callOf(data: unknown): StreamedCall | undefined {
   if (!isJsonObject(data)) return undefined;
   const { id, tool, token, key } = data;
-  if ((typeof id !== 'string' && typeof id !== 'number') || typeof tool !== 'string' || typeof key !== 'string')
+  if (
+    (typeof id !== 'string' && typeof id !== 'number') ||
+    typeof tool !== 'string' ||
+    typeof key !== 'string'
+  )
     return undefined;
   return { id, tool, key, ...(typeof token === 'string' || typeof token === 'number' ? { token } : {}) };
 }
@@ -58,12 +62,15 @@ export function recordStreamedCall(
   log
     .append({
       type: MCP_STREAM_CALL_EVENT,
-      data: { session: where.hash, stream: where.stream, ...call } as JsonObject,
+      data: { session: where.hash, stream: where.stream, ...call },
       causation: streamCausation(where.hash, where.stream),
       ...(where.tenant === undefined ? {} : { tenant: where.tenant }),
     })
     .catch((error: unknown) => {
-      logger?.warn({ event: 'mcp.stream_record_failed', error: String(error) }, 'mcp: stream call not recorded');
+      logger?.warn(
+        { event: 'mcp.stream_record_failed', error: String(error) },
+        'mcp: stream call not recorded',
+      );
     });
 }
 

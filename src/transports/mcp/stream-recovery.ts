@@ -46,7 +46,11 @@ export interface RecoveredStream {
 export type StreamRecovery = (session: McpSession, key: string) => Promise<RecoveredStream | undefined>;
 
 /** The job whose `job.submitted` carries the scoped idempotency key of `call`. */
-async function jobOf(init: StreamRecoveryInit, tenant: string | undefined, call: StreamedCall): Promise<string | undefined> {
+async function jobOf(
+  init: StreamRecoveryInit,
+  tenant: string | undefined,
+  call: StreamedCall,
+): Promise<string | undefined> {
   const [submitted] = await init.log.read({
     type: 'job.submitted',
     key: `${tenant ?? ''}|${call.key}`,
@@ -57,7 +61,7 @@ async function jobOf(init: StreamRecoveryInit, tenant: string | undefined, call:
 }
 
 function answerOf(call: StreamedCall, result: ReturnType<typeof toolFailure>): JSONRPCMessage {
-  return { jsonrpc: '2.0', id: call.id, result } as JSONRPCMessage;
+  return { jsonrpc: '2.0', id: call.id, result };
 }
 
 /**
@@ -110,14 +114,19 @@ async function feedCall(
             jsonrpc: '2.0',
             method: 'notifications/progress',
             params: { progressToken: call.token, ...progressParams(data, ++count) },
-          } as JSONRPCMessage);
+          });
         }
         if (event.terminal) break;
       }
       job = await runtime.jobs.get(jobId, { signal });
     }
     if (job.state === 'INPUT_REQUIRED') {
-      const error = waitingFailure(jobId, job.verb, job.input?.prompt ?? '', 'the node restarted while the call ran');
+      const error = waitingFailure(
+        jobId,
+        job.verb,
+        job.input?.prompt ?? '',
+        'the node restarted while the call ran',
+      );
       stream.write(answerOf(call, toolFailure(error, agent)));
       return;
     }

@@ -95,7 +95,10 @@ describe('MCP sessions kept in the log', () => {
     expect(revived?.server.getClientCapabilities()).toEqual(opened.server.getClientCapabilities());
     // a request now runs as in any initialised session
     const answer = await new Promise<JSONRPCMessage>((resolve) => {
-      revived?.transport.receive({ jsonrpc: '2.0', id: 2, method: 'ping' }, { streams: false, write: resolve });
+      revived?.transport.receive(
+        { jsonrpc: '2.0', id: 2, method: 'ping' },
+        { streams: false, write: resolve },
+      );
     });
     expect(answer).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
     // the log holds the id's hash, never the id
