@@ -243,5 +243,22 @@ describe('MCP face: resumable streams', () => {
     const replayed = await again.text();
     expect(replayed).toContain('"id":2');
     expect(replayed).toContain('"tools"');
+    // the GET stream of a previous process (MCP-57): a new GET stream, with a new key
+    const controller = new AbortController();
+    const fresh = await fetch(`${node.url}/mcp`, {
+      headers: {
+        ...headers,
+        accept: 'text/event-stream',
+        'mcp-session-id': b,
+        'last-event-id': 'g0123456789abcdef-3',
+      },
+      signal: controller.signal,
+    });
+    expect(fresh.status).toBe(200);
+    const reader = (fresh.body as ReadableStream<Uint8Array>).getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    expect(first).toMatch(/^id: g[0-9a-f]{16}-\d+\n/);
+    expect(first).not.toContain('g0123456789abcdef');
+    controller.abort();
   });
 });
