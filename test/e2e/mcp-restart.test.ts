@@ -146,7 +146,7 @@ describe('MCP sessions across a node restart', () => {
       undefined,
       {
         onprogress: (p) => progress.push(p),
-        timeout: 30_000,
+        timeout: 60_000,
       },
     );
     let settled: unknown;
@@ -172,5 +172,5 @@ describe('MCP sessions across a node restart', () => {
     expect(progress.length).toBeGreaterThan(seenBefore);
     // and the session goes on
     expect((await main.client.listTools()).tools.length).toBeGreaterThan(0);
-  }, 90_000);
+  }, 120_000);
 });

@@ -103,7 +103,8 @@ async function feedCall(
       return;
     }
     let job = await runtime.jobs.get(jobId, { signal });
-    if (!isTerminalJobState(job.state) && job.state !== 'INPUT_REQUIRED') {
+    // a finished job's progress of its last attempt is read back too (stored events, then live)
+    if (job.state !== 'INPUT_REQUIRED') {
       let count = 0;
       const afterSeq = await attemptStart(runtime, jobId, signal);
       for await (const event of runtime.jobs.watch(jobId, { afterSeq, signal })) {
@@ -118,7 +119,7 @@ async function feedCall(
         }
         if (event.terminal) break;
       }
-      job = await runtime.jobs.get(jobId, { signal });
+      if (!isTerminalJobState(job.state)) job = await runtime.jobs.get(jobId, { signal });
     }
     if (job.state === 'INPUT_REQUIRED') {
       const error = waitingFailure(
