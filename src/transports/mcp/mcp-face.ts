@@ -217,6 +217,9 @@ async function registerMcpContext(
           levelChanged: (level) => {
             hooks.levelChanged(level);
           },
+          subscriptionsChanged: (uris) => {
+            hooks.subscriptionsChanged(uris);
+          },
           callStarted: (id, call) => {
             hooks.callStarted(id, call);
           },

@@ -60,6 +60,8 @@ export interface SessionServerInit {
   readonly tracing?: Observer;
   /** Told when the client sets its logging level (the session keeps it, MCP-56). */
   readonly levelChanged?: (level: LoggingLevel) => void;
+  /** Told when the session's resource subscriptions change: every subscribed URI (MCP-56). */
+  readonly subscriptionsChanged?: (uris: readonly string[]) => void;
   /**
    * Told before a known tool's call submits its job, with the job's idempotency key (a
    * streamed call is recorded so its stream can be resumed after a restart, MCP-57).
@@ -230,13 +232,20 @@ export function sessionServer(init: SessionServerInit): SessionServer {
       (trace) => readResource(runtime, request.params.uri, caller(extra.signal, trace)),
     ),
   );
+  // the subscribed URIs, in order, for the session to keep (MCP-56)
+  const subscribed = new Set<string>();
   server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
     await checkResource(runtime, request.params.uri, caller(extra.signal));
     await subscriptions.add(request.params.uri);
+    if (!subscribed.has(request.params.uri)) {
+      subscribed.add(request.params.uri);
+      init.subscriptionsChanged?.([...subscribed]);
+    }
     return {};
   });
   server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
     subscriptions.remove(request.params.uri);
+    if (subscribed.delete(request.params.uri)) init.subscriptionsChanged?.([...subscribed]);
     return {};
   });
   server.setRequestHandler(ListPromptsRequestSchema, (request) => {

@@ -8,7 +8,8 @@
  * end (`DELETE`, idle expiry; not the node's stop), so after a restart a request naming a
  * session this process does not have revives it — same credential, not ended, not idle past
  * the limit — with a fresh protocol server brought to the initialised state by replaying the
- * client's recorded `initialize` (and `logging/setLevel`) through its transport.
+ * client's recorded `initialize` (and `logging/setLevel`, `resources/subscribe`) through its
+ * transport.
  */
 import { randomBytes } from 'node:crypto';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
@@ -39,14 +40,20 @@ export interface McpSession {
   touchedAt: number;
   /** The logging level the client asked for. */
   level: string | undefined;
+  /** The resources the client is subscribed to. */
+  subscriptions: readonly string[];
   /** True for a session revived from the log after a restart. */
   readonly revived: boolean;
+  /** True while its recorded state is replayed into it (changes then are not news to the log). */
+  reviving: boolean;
 }
 
 /** What a session's server tells the session table (bound when the server is made). */
 export interface SessionHooks {
   /** The client set its logging level. */
   levelChanged(level: string): void;
+  /** The client's resource subscriptions changed (every subscribed URI). */
+  subscriptionsChanged(uris: readonly string[]): void;
   /** A `tools/call` (request `id`) is about to submit its job with idempotency key `key`. */
   callStarted(id: RequestId, call: Omit<StreamedCall, 'id'>): void;
 }
@@ -198,7 +205,10 @@ export class McpSessions {
 
   #touch(session: McpSession): void {
     session.touchedAt = this.#now();
-    void this.init.records?.touched(session.hash, session.tenant, session.level);
+    void this.init.records?.touched(session.hash, session.tenant, {
+      level: session.level,
+      subscriptions: session.subscriptions,
+    });
   }
 
   async #make(
@@ -216,6 +226,12 @@ export class McpSessions {
         if (session === undefined || session.level === level) return;
         session.level = level;
         this.#touch(session);
+      },
+      subscriptionsChanged: (uris) => {
+        const session = holder.session;
+        if (session === undefined) return;
+        session.subscriptions = uris;
+        if (!session.reviving) this.#touch(session);
       },
       callStarted: (requestId, call) => {
         const session = holder.session;
@@ -245,7 +261,9 @@ export class McpSessions {
       // a revived session tells the log at its first use that it lives again
       touchedAt: revived ? 0 : now,
       level: undefined,
+      subscriptions: [],
       revived,
+      reviving: revived,
     };
     holder.session = session;
     this.#sessions.set(id, session);
@@ -294,6 +312,16 @@ export class McpSessions {
         params: { level: stored.level },
       });
     }
+    // subscriptions again (a resource gone since is not subscribed: the answer is discarded)
+    for (const uri of stored.subscriptions) {
+      await replayed(session.transport, {
+        jsonrpc: '2.0',
+        id: REVIVAL_ID,
+        method: 'resources/subscribe',
+        params: { uri },
+      });
+    }
+    session.reviving = false;
     return session;
   }
 }

@@ -2,7 +2,8 @@
  * MCP sessions kept in the event log so they outlive the process (issue 13 item 1;
  * docs/decisions/mcp.md MCP-55, MCP-56): `mcp.session.opened` (the SHA-256 of the session id —
  * never the id —, the principal and tenant that opened it, the client's `initialize` params),
- * `mcp.session.touched` (the session was used; its logging level) and `mcp.session.ended`
+ * `mcp.session.touched` (the session was used; its logging level and resource subscriptions)
+ * and `mcp.session.ended`
  * (`DELETE`, idle expiry). Every event of one session has the causation
  * `mcp-session:<hash>`, so a session is found with one read over the log's causation index:
  * a forged id costs one index probe, and nothing is loaded at start. The events are tenant-
@@ -18,7 +19,7 @@ declare module '../../store/event-map.js' {
   interface EventMap {
     /** An MCP session was opened (data: {@link OpenedSession}). */
     'mcp.session.opened': JsonObject;
-    /** An MCP session was used (`{session, level?}`), at most once per touch period. */
+    /** An MCP session was used (`{session, level?, subscriptions?}`), at most once per touch period. */
     'mcp.session.touched': JsonObject;
     /** An MCP session ended (`{session, reason}`: `deleted` or `idle`). */
     'mcp.session.ended': JsonObject;
@@ -53,16 +54,28 @@ export interface StoredSession extends OpenedSession {
   readonly lastUsed: number;
   /** The logging level the session last asked for. */
   readonly level?: string;
+  /** The resources it was subscribed to at its latest touch. */
+  readonly subscriptions: readonly string[];
   /** True when it ended (deleted or expired). */
   readonly ended: boolean;
 }
+
+/** What a session carries from one process to the next besides its opening. */
+export interface SessionState {
+  readonly level: string | undefined;
+  readonly subscriptions: readonly string[];
+}
+
+/** Subscriptions a touch keeps at most, and the longest URI kept (longer ones are not kept). */
+export const KEPT_SUBSCRIPTIONS = 100;
+const KEPT_URI_LENGTH = 2048;
 
 /** The log-kept sessions. */
 export interface SessionRecords {
   /** Records an opening; resolves once it is durable. */
   opened(session: OpenedSession): Promise<void>;
-  /** Records a use of session `hash` (its current logging level); not awaited by callers. */
-  touched(hash: string, tenant: string | undefined, level: string | undefined): Promise<void>;
+  /** Records a use of session `hash` (its current logging level and subscriptions); not awaited by callers. */
+  touched(hash: string, tenant: string | undefined, state: SessionState): Promise<void>;
   /** Records the end of session `hash`. */
   ended(hash: string, tenant: string | undefined, reason: SessionEndReason): Promise<void>;
   /** The session `hash` as the log knows it, or `undefined` when it was never opened. */
@@ -120,11 +133,16 @@ export function sessionRecords(log: EventLog, logger?: Logger): SessionRecords {
         ...tenantField(session.tenant),
       });
     },
-    async touched(hash, tenant, level) {
+    async touched(hash, tenant, { level, subscriptions }) {
+      const kept = subscriptions.filter((uri) => uri.length <= KEPT_URI_LENGTH).slice(0, KEPT_SUBSCRIPTIONS);
       try {
         await log.append({
           type: MCP_SESSION_EVENTS.touched,
-          data: { session: hash, ...(level === undefined ? {} : { level }) },
+          data: {
+            session: hash,
+            ...(level === undefined ? {} : { level }),
+            ...(kept.length === 0 ? {} : { subscriptions: kept }),
+          },
           causation: sessionCausation(hash),
           ...tenantField(tenant),
         });
@@ -154,6 +172,7 @@ export function sessionRecords(log: EventLog, logger?: Logger): SessionRecords {
       let opened: OpenedSession | undefined;
       let lastUsed = 0;
       let level: string | undefined;
+      let subscriptions: string[] = [];
       let ended = false;
       let afterSeq = 0;
       for (let read = 0; read < MAX_SESSION_EVENTS; read += PAGE) {
@@ -174,6 +193,10 @@ export function sessionRecords(log: EventLog, logger?: Logger): SessionRecords {
           else if (event.type === MCP_SESSION_EVENTS.touched && isJsonObject(event.data)) {
             const given = event.data['level'];
             level = typeof given === 'string' ? given : undefined;
+            const uris = event.data['subscriptions'];
+            subscriptions = Array.isArray(uris)
+              ? uris.filter((uri): uri is string => typeof uri === 'string').slice(0, KEPT_SUBSCRIPTIONS)
+              : [];
           }
           if (Number.isFinite(at)) lastUsed = Math.max(lastUsed, at);
         }
@@ -182,7 +205,7 @@ export function sessionRecords(log: EventLog, logger?: Logger): SessionRecords {
         afterSeq = last.seq;
       }
       if (opened === undefined) return undefined;
-      return { ...opened, lastUsed, ended, ...(level === undefined ? {} : { level }) };
+      return { ...opened, lastUsed, ended, subscriptions, ...(level === undefined ? {} : { level }) };
     },
   };
 }

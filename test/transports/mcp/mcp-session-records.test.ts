@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonObject } from '../../../src/core/json.js';
-import { createRuntime, type Principal } from '../../../src/runtime/index.js';
+import { createRuntime, defineAgent, type Principal, type Runtime } from '../../../src/runtime/index.js';
 import { memoryEventLog, type EventLog } from '../../../src/store/index.js';
 import { McpSessions, newSessionId, type SessionHooks } from '../../../src/transports/mcp/mcp-sessions.js';
 import { sessionServer } from '../../../src/transports/mcp/mcp-server.js';
@@ -40,15 +40,29 @@ async function startedLog(): Promise<EventLog> {
   return log;
 }
 
-/** A session table over `log` (one per "process"). */
-function table(log: EventLog): {
+const card = defineAgent({
+  card: {
+    id: 'card',
+    name: 'Card',
+    version: '1.0.0',
+    tier: 'L3',
+    capabilities: [{ verb: 'card.show', input: { type: 'object' }, output: { type: 'object' } }],
+  },
+  create: () => ({ 'card.show': () => ({}) }),
+});
+
+/** A session table over `log` (one per "process"); `runtime`: a started one, else one never started. */
+function table(
+  log: EventLog,
+  given?: Runtime,
+): {
   sessions: McpSessions;
   make: (principal: Principal) => (hooks: SessionHooks) => ReturnType<typeof sessionServer>;
 } {
   const sessions = new McpSessions({ idleMs: IDLE_MS, now: clock, records: sessionRecords(log) });
   tables.push(sessions);
   // a real runtime, not started: opening and reviving a session does not call it
-  const runtime = createRuntime({ log, nodeId: 'node', agents: [] });
+  const runtime = given ?? createRuntime({ log, nodeId: 'node', agents: [] });
   const make = (principal: Principal) => (hooks: SessionHooks) =>
     sessionServer({
       runtime,
@@ -58,6 +72,9 @@ function table(log: EventLog): {
       headSeq: () => Promise.resolve(0),
       levelChanged: (level) => {
         hooks.levelChanged(level);
+      },
+      subscriptionsChanged: (uris) => {
+        hooks.subscriptionsChanged(uris);
       },
     });
   return { sessions, make };
@@ -131,6 +148,33 @@ describe('MCP sessions kept in the log', () => {
     await until(log, MCP_SESSION_EVENTS.ended, 2);
     const ended = await log.read({ type: MCP_SESSION_EVENTS.ended });
     expect(ended.map((e) => (e.data as JsonObject)['reason'])).toEqual(['deleted', 'idle']);
+  });
+
+  it('subscribes a revived session to what it was subscribed to, when the resource still exists', async () => {
+    const log = await startedLog();
+    const runtime = createRuntime({ log, nodeId: 'node', agents: [card] });
+    await runtime.start();
+    try {
+      const first = table(log, runtime);
+      const opened = await first.sessions.open(alice, first.make(alice), initialize);
+      const ask = (method: string, params: JsonObject): Promise<JSONRPCMessage> =>
+        new Promise((resolve) => {
+          opened.transport.receive(
+            { jsonrpc: '2.0', id: method, method, params },
+            { streams: false, write: resolve },
+          );
+        });
+      await ask('initialize', initialize);
+      expect(await ask('resources/subscribe', { uri: 'plexus://agents/card' })).toMatchObject({ result: {} });
+      expect(await ask('resources/subscribe', { uri: 'plexus://agents/nobody' })).toHaveProperty('error');
+      await until(log, MCP_SESSION_EVENTS.touched);
+
+      const second = table(log, runtime);
+      const revived = await second.sessions.revive(opened.id, alice, second.make(alice));
+      expect(revived?.subscriptions).toEqual(['plexus://agents/card']);
+    } finally {
+      await runtime.stop({ drainMs: 0 });
+    }
   });
 
   it('a stopping table records no end: its sessions live on', async () => {
