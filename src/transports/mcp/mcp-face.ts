@@ -28,6 +28,8 @@ import { sessionServer, subscriptionsOfServer } from './mcp-server.js';
 import { agentUri } from './mcp-resources.js';
 import { isJsonObject } from '../../core/json.js';
 import { McpSessions } from './mcp-sessions.js';
+import { sessionRecords } from './session-records.js';
+import { streamRecovery, type StreamRecovery } from './stream-recovery.js';
 import { callRecorder } from './call-recorder.js';
 import { toolVisibility } from './tool-visibility.js';
 import { McpStats } from './mcp-stats.js';
@@ -64,14 +66,23 @@ const AGENT_EVENTS: readonly string[] = [
  */
 export function mcpFace(init: McpFaceInit = {}): FaceFactory {
   return (components): Face => {
+    // MCP-55: sessions are kept in the log, so a restart does not end them
+    const records = sessionRecords(components.log, components.logger);
     const sessions = new McpSessions({
       idleMs: positiveWhole('sessionIdleMs', init.sessionIdleMs ?? MCP_DEFAULT_SESSION_IDLE_MS),
+      records,
     });
     const streams = new Set<() => void>();
     const watching = new AbortController();
+    const recover = streamRecovery({
+      runtime: components.runtime,
+      log: components.log,
+      records,
+      signal: watching.signal,
+    });
     return {
       name: 'mcp',
-      register: (server) => registerMcpContext(components, server, init, sessions, streams),
+      register: (server) => registerMcpContext(components, server, init, sessions, streams, recover),
       start() {
         void announceToolChanges(components, sessions, watching.signal);
         return Promise.resolve();
@@ -125,6 +136,7 @@ async function registerMcpContext(
   init: McpFaceInit,
   sessions: McpSessions,
   streams: Set<() => void>,
+  recover: StreamRecovery,
 ): Promise<void> {
   const { bodyLimitBytes } = server.options;
   const keepAliveMs = positiveWhole('keepAliveMs', init.keepAliveMs ?? MCP_DEFAULT_KEEPALIVE_MS);
@@ -189,7 +201,8 @@ async function registerMcpContext(
       bodyLimitBytes,
       keepAliveMs,
       principalOf: (request) => callerOf(request).principal,
-      serverFor: (request) => {
+      recover,
+      serverFor: (request, hooks) => {
         const caller = callerOf(request);
         return sessionServer({
           runtime: components.runtime,
@@ -201,6 +214,15 @@ async function registerMcpContext(
           ...optional('visible', toolVisibility(components, caller)),
           headSeq: async () => (await components.log.head()).seq,
           ...optional('tracing', components.tracing),
+          levelChanged: (level) => {
+            hooks.levelChanged(level);
+          },
+          subscriptionsChanged: (uris) => {
+            hooks.subscriptionsChanged(uris);
+          },
+          callStarted: (id, call) => {
+            hooks.callStarted(id, call);
+          },
         });
       },
       track: (end) => {

@@ -4,21 +4,24 @@
  * MCP-5; only notifications and responses: 202), `GET /mcp` opens the session's
  * server-to-client SSE stream, `DELETE /mcp` ends the session. Every request is checked in this
  * order: Origin (403), credential (401, in the face context's hook), body (size, depth, JSON:
- * 413/400 with a JSON-RPC error), session (400 without, 404 unknown or another credential's),
- * `MCP-Protocol-Version` (400).
+ * 413/400 with a JSON-RPC error), session (400 without, 404 unknown or another credential's;
+ * a session of a previous process is revived from the log, MCP-56), `MCP-Protocol-Version`
+ * (400).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isInitializeRequest, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { decodeJsonText } from '../../core/bounded-json.js';
+import type { JsonObject } from '../../core/json.js';
 import { PlexusError } from '../../core/errors.js';
 import type { Principal } from '../../runtime/index.js';
 import { acceptsOf, protocolVersionOf, sendRefusal } from './mcp-http.js';
 import { jsonRpcMessageOf } from './jsonrpc-message.js';
 import { MCP_PATH, MCP_SESSION_HEADER } from './mcp-protocol.js';
-import type { McpSession, McpSessions } from './mcp-sessions.js';
+import type { McpSession, McpSessions, SessionHooks } from './mcp-sessions.js';
 import type { SessionServer } from './mcp-server.js';
 import type { MessageSink } from './session-transport.js';
-import type { StreamConnection } from './sse-replay.js';
+import type { ReplayStream, StreamConnection } from './sse-replay.js';
+import type { StreamRecovery } from './stream-recovery.js';
 import { traceOfRequest, type ServedTrace } from '../trace-headers.js';
 
 /** What the routes need from the face. */
@@ -28,8 +31,10 @@ export interface McpRoutesInit {
   readonly keepAliveMs: number;
   /** The authenticated principal of `request` (set by the face context's hook). */
   principalOf(request: FastifyRequest): Principal;
-  /** The server of a new session opened by `request`. */
-  serverFor(request: FastifyRequest): SessionServer;
+  /** The server of a new (or revived) session opened by `request`, telling the session `hooks`. */
+  serverFor(request: FastifyRequest, hooks: SessionHooks): SessionServer;
+  /** Recovers a POST stream of a previous process from the log (MCP-57); absent: none is. */
+  readonly recover?: StreamRecovery;
   /** Tracks an open SSE stream so the face can end it when it stops; returns the untrack function. */
   track(end: () => void): () => void;
 }
@@ -85,12 +90,15 @@ function wantsStream(messages: readonly JSONRPCMessage[], accepts: { json: boole
  *   for an unknown session or one another credential opened; `VERSION_MISMATCH` (400) for an
  *   unsupported `MCP-Protocol-Version`.
  */
-function sessionOf(init: McpRoutesInit, request: FastifyRequest): McpSession {
+async function sessionOf(init: McpRoutesInit, request: FastifyRequest): Promise<McpSession> {
   const header = request.headers[MCP_SESSION_HEADER];
   if (typeof header !== 'string' || header === '') {
     throw new PlexusError('INVALID_REQUEST', 'the Mcp-Session-Id header is required after initialize');
   }
-  const session = init.sessions.use(header, init.principalOf(request));
+  const principal = init.principalOf(request);
+  const session =
+    init.sessions.use(header, principal) ??
+    (await init.sessions.revive(header, principal, (hooks) => init.serverFor(request, hooks)));
   if (session === undefined)
     throw new PlexusError('SESSION_NOT_FOUND', 'no such MCP session: initialize again');
   checkVersion(request);
@@ -215,9 +223,14 @@ async function post(
   let session: McpSession;
   if (opening) {
     checkVersion(request);
-    session = await init.sessions.open(init.principalOf(request), () => init.serverFor(request));
+    const params = (messages[0] as { params?: JsonObject }).params;
+    session = await init.sessions.open(
+      init.principalOf(request),
+      (hooks) => init.serverFor(request, hooks),
+      params,
+    );
   } else {
-    session = sessionOf(init, request);
+    session = await sessionOf(init, request);
   }
   if (!messages.some(isRequest)) {
     for (const message of messages) session.transport.receive(message, undefined);
@@ -238,11 +251,40 @@ async function post(
 }
 
 /**
- * `GET /mcp`: the session's GET stream, or with `Last-Event-ID` the stream that id belongs to
- * (a POST's reply stream or the GET stream), resumed after it (MCP-15).
+ * The stream `lastEventId` resumes: one of this process (MCP-15), a POST stream of a previous
+ * process recovered from the log (MCP-57), or — for the GET stream of a previous process —
+ * none (a new GET stream: what it carried before the restart is not kept).
+ * @throws PlexusError `INVALID_REQUEST` for an id that names nothing resumable.
  */
-function get(init: McpRoutesInit, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const session = sessionOf(init, request);
+async function resumedOf(
+  init: McpRoutesInit,
+  session: McpSession,
+  lastEventId: string,
+): Promise<{ stream: ReplayStream; after?: number; run?: () => void } | undefined> {
+  const resumed = session.replay.resume(lastEventId);
+  if (!('missing' in resumed)) return resumed;
+  if (resumed.missing.kind === 'g') return undefined;
+  const recovered = await init.recover?.(session, resumed.missing.key);
+  if (recovered === undefined) {
+    throw new PlexusError(
+      'INVALID_REQUEST',
+      'Last-Event-ID names no stream of this session that can be resumed: open a new stream (GET without it)',
+    );
+  }
+  return {
+    stream: recovered.stream,
+    run: () => {
+      recovered.run();
+    },
+  };
+}
+
+/**
+ * `GET /mcp`: the session's GET stream, or with `Last-Event-ID` the stream that id belongs to
+ * (a POST's reply stream or the GET stream), resumed after it (MCP-15, MCP-57).
+ */
+async function get(init: McpRoutesInit, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const session = await sessionOf(init, request);
   if (!acceptsOf(request).sse) {
     return sendRefusal(
       reply,
@@ -252,7 +294,9 @@ function get(init: McpRoutesInit, request: FastifyRequest, reply: FastifyReply):
   }
   const lastEventId = request.headers['last-event-id'];
   const resumed =
-    typeof lastEventId === 'string' && lastEventId !== '' ? session.replay.resume(lastEventId) : undefined;
+    typeof lastEventId === 'string' && lastEventId !== ''
+      ? await resumedOf(init, session, lastEventId)
+      : undefined;
   const stream = resumed?.stream ?? session.replay.standalone();
   if (resumed === undefined && stream.connected) {
     return sendRefusal(reply, new PlexusError('CONFLICT', 'this session already has a GET stream open'), 409);
@@ -274,6 +318,7 @@ function get(init: McpRoutesInit, request: FastifyRequest, reply: FastifyReply):
   });
   stream.attach(connection, resumed?.after);
   if (standalone) session.transport.standalone(stream);
+  resumed?.run?.();
   return reply;
 }
 
@@ -282,8 +327,8 @@ export function registerMcpRoutes(app: FastifyInstance, init: McpRoutesInit): vo
   app.post(MCP_PATH, (request, reply) => post(init, request, reply));
   app.get(MCP_PATH, (request, reply) => get(init, request, reply));
   app.delete(MCP_PATH, async (request, reply) => {
-    const session = sessionOf(init, request);
-    await init.sessions.end(session.id);
+    const session = await sessionOf(init, request);
+    await init.sessions.end(session.id, 'deleted');
     return reply.code(200).send();
   });
 }

@@ -22,15 +22,17 @@ import {
   type CallToolRequest,
   type CallToolResult,
   type LoggingLevel,
+  type RequestId,
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { randomUUID } from 'node:crypto';
 import { PlexusError, isPlexusErrorCode } from '../../core/errors.js';
 import type { JsonValue } from '../../core/json.js';
 import type { Principal, Runtime } from '../../runtime/index.js';
 import { catalogOf, type CatalogEntry } from './tool-catalog.js';
-import { callTool, toolFailure } from './tool-call.js';
+import { callTool, toolCallKey, toolFailure } from './tool-call.js';
 import { complete, getPrompt, listedPrompts } from './mcp-prompts.js';
 import { checkResource, listedResources, listedTemplates, readResource } from './mcp-resources.js';
 import { sessionSubscriptions, type Subscriptions } from './mcp-subscriptions.js';
@@ -59,6 +61,18 @@ export interface SessionServerInit {
   headSeq(): Promise<number>;
   /** The node's tracer: `resources/read`, `prompts/get`, `completion/complete` are spans (OBS-47). */
   readonly tracing?: Observer;
+  /** Told when the client sets its logging level (the session keeps it, MCP-56). */
+  readonly levelChanged?: (level: LoggingLevel) => void;
+  /** Told when the session's resource subscriptions change: every subscribed URI (MCP-56). */
+  readonly subscriptionsChanged?: (uris: readonly string[]) => void;
+  /**
+   * Told before a known tool's call submits its job, with the job's idempotency key (a
+   * streamed call is recorded so its stream can be resumed after a restart, MCP-57).
+   */
+  readonly callStarted?: (
+    id: RequestId,
+    call: { readonly tool: string; readonly key: string; readonly token?: string | number },
+  ) => void;
 }
 
 /** One finished `tools/call`. */
@@ -191,6 +205,7 @@ export function sessionServer(init: SessionServerInit): SessionServer {
   };
   server.setRequestHandler(SetLevelRequestSchema, (request) => {
     level = request.params.level;
+    init.levelChanged?.(level);
     return {};
   });
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
@@ -220,13 +235,20 @@ export function sessionServer(init: SessionServerInit): SessionServer {
       (trace) => readResource(runtime, request.params.uri, caller(extra.signal, trace)),
     ),
   );
+  // the subscribed URIs, in order, for the session to keep (MCP-56)
+  const subscribed = new Set<string>();
   server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
     await checkResource(runtime, request.params.uri, caller(extra.signal));
     await subscriptions.add(request.params.uri);
+    if (!subscribed.has(request.params.uri)) {
+      subscribed.add(request.params.uri);
+      init.subscriptionsChanged?.([...subscribed]);
+    }
     return {};
   });
   server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
     subscriptions.remove(request.params.uri);
+    if (subscribed.delete(request.params.uri)) init.subscriptionsChanged?.([...subscribed]);
     return {};
   });
   server.setRequestHandler(ListPromptsRequestSchema, (request) => {
@@ -287,9 +309,16 @@ export function sessionServer(init: SessionServerInit): SessionServer {
     // MCP-50, MCP-51: what the client can do for the call's job, on the call's own stream
     const client = server.getClientCapabilities();
     const relatedRequestId = extra.requestId;
+    const callId = randomUUID();
+    init.callStarted?.(relatedRequestId, {
+      tool: entry.tool.name,
+      key: toolCallKey(callId),
+      ...(token === undefined ? {} : { token }),
+    });
     const startedAt = Date.now();
     const started = performance.now();
     const result = await callTool(init.runtime, entry, request.params.arguments, {
+      callId,
       principal: init.principal,
       ...(init.capability === undefined ? {} : { capability: init.capability }),
       transport: init.transport,

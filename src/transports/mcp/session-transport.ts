@@ -18,6 +18,8 @@ import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextp
 export interface MessageSink {
   /** True when the sink can carry messages before the answer (an SSE stream). */
   readonly streams: boolean;
+  /** The stream's key, when the sink is a resumable SSE stream (MCP-15, MCP-57). */
+  readonly key?: string;
   /** Writes one message. */
   write(message: JSONRPCMessage): void;
   /**
@@ -76,6 +78,11 @@ export class SessionTransport implements Transport {
     const held = [...this.#held.values()];
     this.#held.clear();
     for (const message of held) sink.write(message);
+  }
+
+  /** Where the answer to request `id` goes, while it runs. */
+  sinkOf(id: RequestId): MessageSink | undefined {
+    return this.#pending.get(id);
   }
 
   /** True when a GET stream is open. */

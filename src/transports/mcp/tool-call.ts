@@ -31,6 +31,8 @@ import { MCP_FACE } from './mcp-protocol.js';
 
 /** Who calls, and how to reach them while the call runs. */
 export interface ToolCaller {
+  /** The call's id: its request envelope's id and, as `mcp:<id>`, its idempotency key. @default a new UUID */
+  readonly callId?: string;
   readonly principal: Principal;
   /** A capability container the session carries, if any. */
   readonly capability?: string;
@@ -51,6 +53,11 @@ export interface ToolCaller {
   readonly elicit?: (params: ElicitRequestFormParams, signal: AbortSignal) => Promise<ElicitResult>;
   /** The live channel the job may use (sampling), when the client can do anything for it. */
   readonly channel?: CallerChannel;
+}
+
+/** The idempotency key of call `callId` (unscoped; the runtime prefixes the tenant). */
+export function toolCallKey(callId: string): string {
+  return `mcp:${callId}`;
 }
 
 /** The failure result of a call that failed with `error` in agent `agentId`. */
@@ -224,7 +231,7 @@ export async function callTool(
 ): Promise<CallToolResult> {
   const { principal } = caller;
   const request: Envelope = {
-    id: randomUUID(),
+    id: caller.callId ?? randomUUID(),
     kind: 'request',
     from: principal.id,
     to: entry.agentId,
@@ -242,7 +249,7 @@ export async function callTool(
     principal,
     transport: caller.transport,
     // every tools/call is a distinct call (the protocol has no idempotency key)
-    idempotencyKey: `mcp:${request.id}`,
+    idempotencyKey: toolCallKey(request.id),
     idempotencyWindowMs: 0,
     ...(caller.channel === undefined ? {} : { caller: caller.channel }),
   };

@@ -176,7 +176,7 @@ describe('MCP face: resumable streams', () => {
       JSON.stringify({ step: 2 }),
       JSON.stringify({ step: 3 }),
     ]);
-    expect(resumedWith[0]).toMatch(/^\d+-\d+$/);
+    expect(resumedWith[0]).toMatch(/^p[0-9a-f]{16}-\d+$/);
     // the session keeps serving on fresh streams
     expect((await client.listTools()).tools.length).toBe(1);
   });
@@ -215,12 +215,14 @@ describe('MCP face: resumable streams', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
     });
     const text = await listed.text();
-    const id = /^id: (\d+-\d+)$/m.exec(text)?.[1] ?? '';
+    const id = /^id: (p[0-9a-f]{16}-\d+)$/m.exec(text)?.[1] ?? '';
     expect(id).not.toBe('');
     for (const [session, lastEventId] of [
       [a, 'nonsense'],
       [a, '999-999999'],
-      [b, '1-999999'],
+      [a, 'p0123456789abcdef-1'], // well-formed, a stream a never had (nor its log)
+      [a, `${id.split('-')[0] ?? ''}-999999`], // a's stream, an event it never sent
+      [b, id], // a's stream, from session b
     ] as const) {
       const res = await fetch(`${node.url}/mcp`, {
         headers: {
@@ -241,5 +243,22 @@ describe('MCP face: resumable streams', () => {
     const replayed = await again.text();
     expect(replayed).toContain('"id":2');
     expect(replayed).toContain('"tools"');
+    // the GET stream of a previous process (MCP-57): a new GET stream, with a new key
+    const controller = new AbortController();
+    const fresh = await fetch(`${node.url}/mcp`, {
+      headers: {
+        ...headers,
+        accept: 'text/event-stream',
+        'mcp-session-id': b,
+        'last-event-id': 'g0123456789abcdef-3',
+      },
+      signal: controller.signal,
+    });
+    expect(fresh.status).toBe(200);
+    const reader = (fresh.body as ReadableStream<Uint8Array>).getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    expect(first).toMatch(/^id: g[0-9a-f]{16}-\d+\n/);
+    expect(first).not.toContain('g0123456789abcdef');
+    controller.abort();
   });
 });
