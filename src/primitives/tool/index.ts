@@ -44,6 +44,7 @@ export {
 } from './tool-projection.js';
 export {
   discoverTools,
+  latencyOf,
   matchesGeo,
   matchesText,
   rankTools,
