@@ -67,9 +67,36 @@ describe('peer card claims at the gossip boundary', () => {
     ['an overlong region', { geo: 'a'.repeat(65) }, /at most 64/],
     ['an unknown field', { trust: 1 }, /unknown field/],
     ['task types that are not strings', { taskTypes: [1] }, /taskTypes/],
-    ['a tool without id', { tools: [{ name: 'x', description: '', capabilities: [], schema: { input: true, output: true } }] }, /toolId/],
-    ['a tool with a bad region', { tools: [{ toolId: 't', name: 'x', description: '', capabilities: [], schema: { input: true, output: true }, geo: '../x' }] }, /tools\[0\]\.geo/],
-    ['a tool with a bad schema', { tools: [{ toolId: 't', name: 'x', description: '', capabilities: [], schema: { input: 3, output: true } }] }, /schema/],
+    [
+      'a tool without id',
+      { tools: [{ name: 'x', description: '', capabilities: [], schema: { input: true, output: true } }] },
+      /toolId/,
+    ],
+    [
+      'a tool with a bad region',
+      {
+        tools: [
+          {
+            toolId: 't',
+            name: 'x',
+            description: '',
+            capabilities: [],
+            schema: { input: true, output: true },
+            geo: '../x',
+          },
+        ],
+      },
+      /tools\[0\]\.geo/,
+    ],
+    [
+      'a tool with a bad schema',
+      {
+        tools: [
+          { toolId: 't', name: 'x', description: '', capabilities: [], schema: { input: 3, output: true } },
+        ],
+      },
+      /schema/,
+    ],
     ['too many tools', { tools: Array.from({ length: 257 }, () => ({})) }, /at most 256/],
     ['not an object', [1], /must be an object/],
   ])('refuses %s', (_what, value, why) => {
@@ -214,7 +241,11 @@ describe('the router’s ranking', () => {
           const chosen = selectCandidate(candidates(...ids), state(loads, ranks)).card.id;
           const reversed = selectCandidate(candidates(...[...ids].reverse()), state(loads, ranks)).card.id;
           expect(reversed).toBe(chosen);
-          const key = (id: string) => [loads[id] ?? 0, -(ranks[id]?.reputation ?? 0), ranks[id]?.latencyMs ?? 0];
+          const key = (id: string) => [
+            loads[id] ?? 0,
+            -(ranks[id]?.reputation ?? 0),
+            ranks[id]?.latencyMs ?? 0,
+          ];
           const best = [...ids].sort((x, y) => {
             const [a, b] = [key(x), key(y)];
             for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return (a[i] ?? 0) - (b[i] ?? 0);

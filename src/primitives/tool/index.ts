@@ -20,6 +20,7 @@ export {
   registryRemoteTools,
   remoteRecord,
   remoteToolId,
+  peerToolId,
   remoteToolStatsProjection,
   type RemoteTool,
   type RemoteToolSource,
