@@ -107,8 +107,7 @@ export function agentOutcomes(peers: Pick<PeerCardSource, 'card'>): AgentOutcome
       const owner = meshOwner(card);
       const peer = owner === undefined ? undefined : peers.card(owner);
       const claimed = peer?.reputation;
-      const prior =
-        typeof claimed === 'number' && claimed >= 0 && claimed <= 1 ? claimed : REPUTATION_PRIOR;
+      const prior = typeof claimed === 'number' && claimed >= 0 && claimed <= 1 ? claimed : REPUTATION_PRIOR;
       const seen = byAgent.get(card.id);
       const reputation = blendReputation(prior, seen?.successes ?? 0, seen?.calls ?? 0);
       const latencyMs =

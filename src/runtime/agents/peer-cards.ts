@@ -92,7 +92,7 @@ export function geoProblem(value: unknown): string | undefined {
 export function reputationProblem(value: unknown): string | undefined {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 1
     ? undefined
-    : `a reputation must be a number within 0…1, got ${JSON.stringify(value)?.slice(0, 40) ?? String(value)}`;
+    : `a reputation must be a number within 0…1, got ${typeof value === 'string' ? JSON.stringify(value.slice(0, 40)) : String(value).slice(0, 40)}`;
 }
 
 const text = (v: unknown, max: number): boolean => typeof v === 'string' && v.length > 0 && v.length <= max;
@@ -111,7 +111,7 @@ function toolProblem(raw: JsonValue, at: number): string | undefined {
   if (!Array.isArray(caps) || caps.length > 64 || !caps.every((c) => text(c, 64)))
     return `tools[${at}].capabilities must be at most 64 strings of 1…64 characters`;
   const schema = raw['schema'];
-  const schemaValue = (v: unknown): boolean => typeof v === 'boolean' || isJsonObject(v as JsonValue);
+  const schemaValue = (v: unknown): boolean => typeof v === 'boolean' || isJsonObject(v);
   if (!isJsonObject(schema) || !schemaValue(schema['input']) || !schemaValue(schema['output']))
     return `tools[${at}].schema must be {input, output}, each a JSON Schema`;
   if (raw['geo'] !== undefined) {

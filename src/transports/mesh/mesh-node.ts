@@ -420,7 +420,8 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
       const latencyOf = (id: string): number | undefined => {
         let best: number | undefined;
         for (const c of started.getConnections()) {
-          if (c.remotePeer.toString() !== id || typeof c.rtt !== 'number' || !Number.isFinite(c.rtt)) continue;
+          if (c.remotePeer.toString() !== id || typeof c.rtt !== 'number' || !Number.isFinite(c.rtt))
+            continue;
           best = best === undefined ? c.rtt : Math.min(best, c.rtt);
         }
         const value = best ?? pinged.get(id);

@@ -36,19 +36,17 @@ export function ownPeerCard(init: OwnPeerCardInit): JsonObject {
     if (card.origin === 'remote') continue;
     for (const c of card.capabilities) verbs.add(stripVerbVersion(c.verb));
   }
-  const tools: JsonObject[] = [];
-  for (const t of init.tools()) {
-    if (tools.length >= PEER_CARD_MAX_TOOLS) break;
-    tools.push({
-      toolId: t.toolId,
-      name: t.name,
-      description: t.description,
-      capabilities: [...t.capabilities],
-      schema: { input: t.schema.input, output: t.schema.output },
-      ...(t.geo === undefined ? {} : { geo: t.geo }),
-    });
-  }
-  tools.sort((a, b) => (String(a['toolId']) < String(b['toolId']) ? -1 : 1));
+  const registered = [...init.tools()]
+    .sort((a, b) => (a.toolId < b.toolId ? -1 : a.toolId > b.toolId ? 1 : 0))
+    .slice(0, PEER_CARD_MAX_TOOLS);
+  const tools: JsonObject[] = registered.map((t) => ({
+    toolId: t.toolId,
+    name: t.name,
+    description: t.description,
+    capabilities: [...t.capabilities],
+    schema: { input: t.schema.input, output: t.schema.output },
+    ...(t.geo === undefined ? {} : { geo: t.geo }),
+  }));
   const reputation = Math.round(init.runtime.agents.outcomes.localReputation() * 100) / 100;
   return {
     reputation,
