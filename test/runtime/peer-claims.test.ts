@@ -4,8 +4,9 @@
  * what this node observed; candidates ranked by load, then reputation, then latency, then id —
  * the same choice whatever the order they come in.
  */
+import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { PlexusError, type PlexusErrorCode } from '../../src/core/errors.js';
 import type { JsonObject, JsonValue } from '../../src/core/json.js';
 import type { AgentCard } from '../../src/core/records/agent-card.js';
@@ -27,7 +28,7 @@ import {
 } from '../../src/runtime/index.js';
 import { REMOTE_MESH_PEER_EXTENSION } from '../../src/runtime/routing/index.js';
 import { capabilityClaimsProblem } from '../../src/transports/mesh/capability-gossip.js';
-import { cap, card } from './helpers.js';
+import { agent, cap, card, request, startRuntime } from './helpers.js';
 
 const meshCard = (id: string, owner: string): AgentCard => ({
   ...card(id, [cap('demo.echo')]),
@@ -255,5 +256,53 @@ describe('the router’s ranking', () => {
         },
       ),
     );
+  });
+});
+
+describe('a runtime’s capability calls', () => {
+  const closers: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const close of closers.splice(0)) await close();
+  });
+
+  it('move away from an agent that failed, and stay with one that serves', async () => {
+    let aliveA = true;
+    const h = await startRuntime({
+      agents: [
+        agent('a', {
+          'demo.echo': () => {
+            if (aliveA) return 'a';
+            throw new PlexusError('UNAVAILABLE', 'a is failing');
+          },
+        }),
+        agent('b', { 'demo.echo': () => 'b' }),
+      ],
+    });
+    closers.push(() => h.close());
+    const call = async () =>
+      (await h.runtime.invoke(request('demo.echo', {}), { face: 'internal', idempotencyKey: randomUUID() }))
+        .envelope;
+    // equal at first: the smaller id
+    expect((await call()).data).toBe('a');
+    // a's success ranks it above b (untried)
+    expect((await call()).data).toBe('a');
+    aliveA = false;
+    // a: (0.5·10 + 2 successes) / (10 + calls). One failure leaves it above b's 0.5 (7/13), two
+    // tie it (7/14: then the lower latency wins, b's unknown counting as 0), three put it below.
+    let failures = 0;
+    for (let i = 0; i < 5; i++) {
+      const answer = await call();
+      if (answer.kind === 'response') {
+        expect(answer.data).toBe('b');
+        break;
+      }
+      failures++;
+    }
+    expect([2, 3]).toContain(failures);
+    const a = h.runtime.agents.outcomes.rank(h.runtime.agents.registry.get('a'));
+    expect(a.reputation).toBe(blendReputation(REPUTATION_PRIOR, 2, 2 + failures));
+    expect(a.reputation).toBeLessThanOrEqual(REPUTATION_PRIOR);
+    expect((await call()).data).toBe('b');
+    expect(h.runtime.agents.outcomes.of('b')).toEqual(expect.objectContaining({ calls: 2, successes: 2 }));
   });
 });
