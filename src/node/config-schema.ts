@@ -525,6 +525,12 @@ export const meshSchema = section({
   discoveryTimeoutMs: whole(100, 60_000).optional(),
   followCapabilities: flag().optional(),
   shareTrajectories: flag().optional(),
+  geo: text()
+    .regex(/^[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*$/, {
+      error: 'must be a region: letters and digits joined by "-" (e.g. us-east)',
+    })
+    .max(64, { error: 'must be at most 64 characters' })
+    .optional(),
 });
 
 // ---- the file ----------------------------------------------------------------------------

@@ -186,6 +186,30 @@ export {
   type DiscoveryPort,
   type DiscoveryPortInit,
 } from './agents/capability-discovery.js';
+export {
+  GEO_EXTENSION,
+  PEER_CARD_MAX_TASK_TYPES,
+  PEER_CARD_MAX_TOOLS,
+  cardGeoProblem,
+  geoProblem,
+  peerCardOf,
+  peerCardProblem,
+  peerCardsPort,
+  reputationProblem,
+  type PeerCard,
+  type PeerCardSource,
+  type PeerCardsPort,
+  type PeerTool,
+} from './agents/peer-cards.js';
+export {
+  PRIOR_WEIGHT,
+  REPUTATION_PRIOR,
+  agentOutcomes,
+  blendReputation,
+  type AgentOutcome,
+  type AgentOutcomes,
+  type AgentRank,
+} from './agents/agent-outcomes.js';
 export type { CancelOptions, ProvideInputOptions, RuntimeJobs, WaitOptions } from './jobs/runtime-jobs.js';
 export type {
   Invocation,

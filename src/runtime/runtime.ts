@@ -42,6 +42,8 @@ import type { RouteState } from './routing/router.js';
 import type { Invocation, Runtime, RuntimeInit, StopOptions, Submission } from './runtime-interface.js';
 import type { RuntimeAgents } from './agents/runtime-agents.js';
 import { discoveryPort } from './agents/capability-discovery.js';
+import { agentOutcomes } from './agents/agent-outcomes.js';
+import { peerCardsPort } from './agents/peer-cards.js';
 import type { RuntimeJobs } from './jobs/runtime-jobs.js';
 import { createSupervisor, type AgentSupervisor } from './supervision/supervisor.js';
 import { createAgentTree, type AgentTree } from './supervision/agent-tree.js';
@@ -159,11 +161,15 @@ export function createRuntime(init: RuntimeInit): Runtime {
   const idempotency = projectionView({ log, projection: idempotencyProjection, ...hot });
   const supervisors = new Map<string, AgentSupervisor>();
   const remoteLoad = new Map<string, number>();
+  // MESH-43/44: what mesh peers claim (and the latency measured to them), what this node observed
+  const peers = peerCardsPort();
+  const outcomes = agentOutcomes(peers);
   let releaseContainment: (() => void) | undefined;
 
   const routeState: RouteState = {
     load: (card) =>
       card.origin === 'remote' ? (remoteLoad.get(card.id) ?? 0) : (supervisors.get(card.id)?.load ?? 0),
+    rank: (card) => outcomes.rank(card),
     unavailable(card) {
       if (card.origin === 'remote') {
         return init.remote === undefined || init.remote.reaches?.(card) === false
@@ -202,6 +208,7 @@ export function createRuntime(init: RuntimeInit): Runtime {
       supervisors,
       remote: init.remote,
       remoteLoad,
+      outcomes,
       observer,
       logger,
       validator,
@@ -360,6 +367,8 @@ export function createRuntime(init: RuntimeInit): Runtime {
   const agentsFacade: RuntimeAgents = {
     registry,
     discovery,
+    peers,
+    outcomes,
     resolveVerb: (name) => aliases.resolve(name),
     offerings: () => [...offerings.values()],
     async add(definition, options = {}) {

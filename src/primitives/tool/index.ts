@@ -20,6 +20,7 @@ export {
   registryRemoteTools,
   remoteRecord,
   remoteToolId,
+  peerToolId,
   remoteToolStatsProjection,
   type RemoteTool,
   type RemoteToolSource,
@@ -44,6 +45,7 @@ export {
 } from './tool-projection.js';
 export {
   discoverTools,
+  latencyOf,
   matchesGeo,
   matchesText,
   rankTools,

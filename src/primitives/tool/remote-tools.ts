@@ -14,7 +14,7 @@ import { PlexusError } from '../../core/errors.js';
 import type { JsonObject } from '../../core/json.js';
 import type { Event } from '../../core/records/event.js';
 import { isVerbName, stripVerbVersion } from '../../core/verb-name.js';
-import type { Runtime } from '../../runtime/index.js';
+import { GEO_EXTENSION, geoProblem, type PeerCard, type Runtime } from '../../runtime/index.js';
 import { REMOTE_MESH_PEER_EXTENSION } from '../../runtime/routing/index.js';
 import { eventOf } from '../../store/event-map.js';
 import type { Projection } from '../../store/projection.js';
@@ -40,9 +40,21 @@ export interface RemoteTool {
   readonly agent: string;
   /** The owning peer's libp2p PeerId. */
   readonly peerId: string;
-  /** The region the card names (`extensions._x_plexus_geo`), when it names one. */
+  /**
+   * The region: the card's (`extensions._x_plexus_geo`) or the registered tool's, else the
+   * owning peer's (`mesh.geo` in its peer card), when one is named.
+   */
   readonly geo?: string;
   readonly schema: { readonly input: JsonObject; readonly output: JsonObject };
+  /** The reputation the owning peer claims (its peer card), 0…1: a prior only (MESH-44). */
+  readonly claimedReputation?: number;
+  /** The ping round trip this node measured to the owning peer, ms (MESH-43). */
+  readonly latencyMs?: number;
+  /**
+   * Set for a tool registered on the owning peer (`tool.register` there, listed in its peer
+   * card, MESH-46): its id there. `tool.invoke` then runs `tool.invoke` of that id on the peer.
+   */
+  readonly peerToolId?: string;
 }
 
 /** Where the tool primitive finds remote tools. */
@@ -65,7 +77,40 @@ export function remoteToolId(peerId: string, agent: string, verb: string): strin
 }
 
 /** The card extension a remote card may name its region in. */
-export const GEO_EXTENSION = '_x_plexus_geo';
+export { GEO_EXTENSION };
+
+/** The id of the tool registered as `toolId` on mesh peer `peerId` (MESH-46). */
+export function peerToolId(peerId: string, toolId: string): string {
+  const digest = createHash('sha256')
+    .update(JSON.stringify(['registered', peerId, toolId]))
+    .digest('hex');
+  return `${REMOTE_TOOL_PREFIX}${digest.slice(0, 16)}`;
+}
+
+/** The tools registered on mesh peers, as their peer cards list them (MESH-46). */
+function registeredOnPeers(peers: readonly PeerCard[]): RemoteTool[] {
+  const out: RemoteTool[] = [];
+  for (const peer of peers) {
+    for (const tool of peer.tools) {
+      const geo = tool.geo ?? peer.geo;
+      out.push({
+        toolId: peerToolId(peer.peerId, tool.toolId),
+        name: tool.name,
+        description: tool.description,
+        capabilities: [...tool.capabilities],
+        verb: 'tool.invoke',
+        agent: 'tool',
+        peerId: peer.peerId,
+        ...(geo === undefined ? {} : { geo }),
+        schema: { input: tool.schema.input as JsonObject, output: tool.schema.output as JsonObject },
+        ...(peer.reputation === undefined ? {} : { claimedReputation: peer.reputation }),
+        ...(peer.latencyMs === undefined ? {} : { latencyMs: peer.latencyMs }),
+        peerToolId: tool.toolId,
+      });
+    }
+  }
+  return out;
+}
 
 /**
  * The remote tools of a runtime's registry. The runtime is looked up at call time (the
@@ -74,11 +119,14 @@ export const GEO_EXTENSION = '_x_plexus_geo';
 export function registryRemoteTools(runtimeOf: () => Pick<Runtime, 'agents'>): RemoteToolSource {
   return {
     tools() {
-      const out: RemoteTool[] = [];
-      for (const card of runtimeOf().agents.registry.list()) {
+      const { registry, peers } = runtimeOf().agents;
+      const out: RemoteTool[] = registeredOnPeers(peers.cards());
+      for (const card of registry.list()) {
         const owner = card.extensions?.[REMOTE_MESH_PEER_EXTENSION];
         if (card.origin !== 'remote' || typeof owner !== 'string') continue;
-        const geo = card.extensions?.[GEO_EXTENSION];
+        const peer = peers.card(owner);
+        const own = card.extensions?.[GEO_EXTENSION];
+        const geo = typeof own === 'string' && geoProblem(own) === undefined ? own : peer?.geo;
         for (const capability of card.capabilities) {
           const verb = stripVerbVersion(capability.verb);
           out.push({
@@ -89,8 +137,10 @@ export function registryRemoteTools(runtimeOf: () => Pick<Runtime, 'agents'>): R
             verb,
             agent: card.id,
             peerId: owner,
-            ...(typeof geo === 'string' ? { geo } : {}),
+            ...(geo === undefined ? {} : { geo }),
             schema: { input: capability.input as JsonObject, output: capability.output as JsonObject },
+            ...(peer?.reputation === undefined ? {} : { claimedReputation: peer.reputation }),
+            ...(peer?.latencyMs === undefined ? {} : { latencyMs: peer.latencyMs }),
           });
         }
       }
@@ -162,12 +212,17 @@ export const remoteToolStatsProjection: Projection<RemoteToolStatsState> = {
   },
 };
 
-/** A remote tool as a tool record (its prior, this node's calls), for the shared search and ranking. */
+/**
+ * A remote tool as a tool record, for the shared search and ranking: its prior the reputation
+ * its peer claims (else `prior`), counted as the same ten calls as a registered prior, blended
+ * with this node's own calls of it; its latency the round trip measured to the peer.
+ */
 export function remoteRecord(
   tool: RemoteTool,
   prior: number,
   stats: RemoteToolStats | undefined,
 ): ToolRecord {
+  prior = tool.claimedReputation ?? prior;
   return {
     toolId: tool.toolId,
     name: tool.name,
@@ -180,6 +235,8 @@ export function remoteRecord(
     prior,
     peerId: tool.peerId,
     owner: tool.peerId,
+    ...(tool.latencyMs === undefined ? {} : { latencyMs: tool.latencyMs }),
+    ...(tool.peerToolId === undefined ? {} : { peerToolId: tool.peerToolId }),
     at: '',
     registeredAt: '',
     invocations: stats?.invocations ?? 0,

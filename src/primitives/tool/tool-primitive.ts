@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { PlexusError } from '../../core/errors.js';
-import type { JsonValue } from '../../core/json.js';
+import { isJsonObject, type JsonValue } from '../../core/json.js';
 import type { Problem } from '../../core/problem.js';
 import { schemaValidator, throwIfProblems, type JsonSchema } from '../../core/schema-validator.js';
 import { isVerbName, verbNameProblem } from '../../core/verb-name.js';
@@ -291,12 +291,27 @@ export function toolPrimitive(components: ToolComponents, init: ToolInit = {}): 
     let failure: unknown;
     let failed = false;
     try {
-      result = await components.invoke(tool.verb, input.params, ctx, {
-        ...(tool.agent === undefined ? {} : { agent: tool.agent }),
-        ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
-        // on the peer that owns it, over /plexus/rpc/1.0.0 (MESH-28)
-        ...(remoteTool ? { target: `p2p://${tool.peerId}/${tool.agent ?? ''}` } : {}),
-      });
+      if (remoteTool && tool.peerToolId !== undefined) {
+        // MESH-46: a tool registered on the peer runs through the peer's own tool.invoke
+        const far = await components.invoke(
+          'tool.invoke',
+          {
+            toolId: tool.peerToolId,
+            params: input.params,
+            ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
+          },
+          ctx,
+          { agent: 'tool', target: `p2p://${tool.peerId}/tool` },
+        );
+        result = isJsonObject(far) && 'result' in far ? (far['result'] ?? null) : null;
+      } else {
+        result = await components.invoke(tool.verb, input.params, ctx, {
+          ...(tool.agent === undefined ? {} : { agent: tool.agent }),
+          ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
+          // on the peer that owns it, over /plexus/rpc/1.0.0 (MESH-28)
+          ...(remoteTool ? { target: `p2p://${tool.peerId}/${tool.agent ?? ''}` } : {}),
+        });
+      }
     } catch (error) {
       failed = true;
       failure = toolFailure(tool, error);

@@ -78,6 +78,10 @@ export interface ToolRecord extends ToolRegisteredData {
   /** Sum of every recorded duration, ms. */
   readonly totalDuration: number;
   readonly lastInvokedAt?: string;
+  /** A mesh tool's: the ping round trip this node measured to its peer, ms (never recorded in events). */
+  readonly latencyMs?: number;
+  /** A tool registered on a mesh peer: its id there (MESH-46). */
+  readonly peerToolId?: string;
 }
 
 /** The registry: tools by id, and the id of each owner's tool of a given name. */

@@ -47,6 +47,7 @@ export const TOOL_INFO_SCHEMA = {
     verb: { type: 'string' },
     agent: { type: 'string' },
     geo: { type: 'string' },
+    latency: { type: 'number', minimum: 0 },
   },
 } as const;
 

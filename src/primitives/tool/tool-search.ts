@@ -64,15 +64,24 @@ export function toolInfo(tool: ToolRecord, options: ReputationOptions = {}): Jso
   };
   if (tool.agent !== undefined) info['agent'] = tool.agent;
   if (tool.geo !== undefined) info['geo'] = tool.geo;
+  if (tool.latencyMs !== undefined) info['latency'] = tool.latencyMs;
   return info;
 }
 
 /**
- * Orders tools by reputation (highest first), then average latency (lowest first; a tool
- * with no calls yet counts as 0), then name, then id — a total, deterministic order.
+ * The latency a tool is filtered and ranked by: its average recorded duration once called,
+ * before that the round trip measured to its mesh peer (MESH-43); `undefined` when neither.
+ */
+export function latencyOf(tool: ToolRecord): number | undefined {
+  return tool.invocations > 0 ? avgLatencyOf(tool) : tool.latencyMs;
+}
+
+/**
+ * Orders tools by reputation (highest first), then latency (lowest first; {@link latencyOf},
+ * unknown counts as 0), then name, then id — a total, deterministic order.
  */
 export function rankTools(tools: readonly ToolRecord[], options: ReputationOptions = {}): ToolRecord[] {
-  const keyed = tools.map((t) => ({ t, rep: reputationOf(t, options), lat: avgLatencyOf(t) }));
+  const keyed = tools.map((t) => ({ t, rep: reputationOf(t, options), lat: latencyOf(t) ?? 0 }));
   keyed.sort(
     (a, b) =>
       b.rep - a.rep ||
@@ -85,9 +94,9 @@ export function rankTools(tools: readonly ToolRecord[], options: ReputationOptio
 
 /**
  * The tools matching `q`, ranked: the query words in the name or description, every
- * requested capability offered, reputation ≥ `minReputation`, average latency ≤
- * `maxLatency` (a tool never called yet has no measured latency and passes), and in region
- * `geo`.
+ * requested capability offered, reputation ≥ `minReputation`, latency ≤ `maxLatency`
+ * ({@link latencyOf}: a tool with neither calls nor a measured round trip passes), and in
+ * region `geo`.
  */
 export function discoverTools(
   state: ToolRegistryState,
@@ -100,7 +109,7 @@ export function discoverTools(
       matchesText(t, q.query) &&
       caps.every((c) => t.capabilities.includes(c)) &&
       (q.minReputation === undefined || reputationOf(t, options) >= q.minReputation) &&
-      (q.maxLatency === undefined || t.invocations === 0 || avgLatencyOf(t) <= q.maxLatency) &&
+      (q.maxLatency === undefined || (latencyOf(t) ?? 0) <= q.maxLatency) &&
       (q.geo === undefined || matchesGeo(t.geo, q.geo)),
   );
   return rankTools(found, options).map((t) => toolInfo(t, options));

@@ -7,6 +7,8 @@ import type { SignalOptions } from '../../store/event-log.js';
 import type { AgentDefinition } from './agent.js';
 import type { AgentOfferings } from './agent-offerings.js';
 import type { DiscoveryPort } from './capability-discovery.js';
+import type { AgentOutcomes } from './agent-outcomes.js';
+import type { PeerCardsPort } from './peer-cards.js';
 import type { Registry } from './registry.js';
 
 /** The agents a runtime hosts and knows of. */
@@ -18,6 +20,13 @@ export interface RuntimeAgents {
    * lookup by capability that asks it when no card offers a verb (docs/decisions/mesh.md MESH-20).
    */
   readonly discovery: DiscoveryPort;
+  /**
+   * The peer cards of mesh peers (their claimed reputation, region, task types and registered
+   * tools, and the latency this node measured to them), plugged in by the mesh face (MESH-43).
+   */
+  readonly peers: PeerCardsPort;
+  /** What this node observed of the agents it ran or called: the router's ranking (MESH-44). */
+  readonly outcomes: AgentOutcomes;
   /**
    * The canonical verb of a name: the verb an alias declared by a hosted agent stands for
    * (`state.createSession` → `state.create_session`, an `@version` kept), else the name itself.

@@ -31,6 +31,7 @@ import type { Candidate } from '../routing/router.js';
 import type { EffectRunner } from '../effects/effect-runner.js';
 import { createEffectScope, type EffectScope } from '../effects/effect-scope.js';
 import type { AgentSupervisor, CrashOrigin } from '../supervision/supervisor.js';
+import type { AgentOutcomes } from '../agents/agent-outcomes.js';
 
 /** The job as the executor sees it. */
 export interface ExecutedJob {
@@ -68,6 +69,8 @@ export interface ExecutorComponents {
   readonly validateOutput: boolean;
   /** Runs local legs between their verb's declared effects (docs/effects.md). @default none */
   readonly effects?: EffectRunner;
+  /** Where each leg's outcome and duration is recorded for the router's ranking (MESH-44). @default none */
+  readonly outcomes?: Pick<AgentOutcomes, 'record'>;
 }
 
 /** The result of one agent's part of a job. */
@@ -383,6 +386,24 @@ export function runLeg(
 
 /** {@link runLeg} raced against an {@link AbortSource} (the engine's lazy job abort). Never rejects. */
 export function runLegWith(
+  components: ExecutorComponents,
+  job: ExecutedJob,
+  candidate: Candidate,
+  abort: AbortSource,
+): Promise<LegResult> {
+  const { outcomes } = components;
+  if (outcomes === undefined) return runLegOnce(components, job, candidate, abort);
+  const started = performance.now();
+  return runLegOnce(components, job, candidate, abort).then((result) => {
+    // a leg that paused for the caller's input has no outcome yet
+    if (result.ok || result.input === undefined) {
+      outcomes.record(candidate.card, result.ok ? undefined : result.error.code, performance.now() - started);
+    }
+    return result;
+  });
+}
+
+function runLegOnce(
   components: ExecutorComponents,
   job: ExecutedJob,
   candidate: Candidate,

@@ -30,6 +30,7 @@ import {
   verbNameProblem,
 } from '../../core/verb-name.js';
 import { compareIds, type Registry } from '../agents/registry.js';
+import type { AgentRank } from '../agents/agent-outcomes.js';
 import type { TargetRoutes } from './remote.js';
 import { identityFromPublicKey } from '../../security/identity.js';
 import { publicKeyFromDidKey } from '../../security/did-key.js';
@@ -305,19 +306,25 @@ export function resolveTargets(registry: Registry, envelope: Envelope, routes?: 
 export interface RouteState {
   /** Jobs running on the agent now. */
   load(card: AgentCard): number;
+  /**
+   * Its reputation and latency as this node sees them (agents/agent-outcomes.ts). @default
+   * every candidate ranks alike (load, then id)
+   */
+  rank?(card: AgentCard): AgentRank;
   /** `undefined` when the agent can take the job, else why not (a retryable PlexusError). */
   unavailable(card: AgentCard): PlexusError | undefined;
 }
 
 /**
- * Picks one candidate: the available one with the fewest running jobs, ties broken by id.
+ * Picks one candidate (MESH-44): among the available ones, the fewest running jobs; then the
+ * highest reputation; then the lowest latency (unknown counts as 0); then the smallest id — a
+ * total order, so the choice is deterministic.
  *
  * @throws PlexusError the first candidate's (by id) unavailability error when none is
  *   available (`UNAVAILABLE`, or `PEER_UNAVAILABLE` for a remote agent without a transport).
  */
 export function selectCandidate(candidates: readonly Candidate[], state: RouteState): Candidate {
-  let best: Candidate | undefined;
-  let bestLoad = Infinity;
+  let best: { candidate: Candidate; load: number; rank: AgentRank } | undefined;
   let firstError: PlexusError | undefined;
   for (const candidate of [...candidates].sort((a, b) => compareIds(a.card.id, b.card.id))) {
     const why = state.unavailable(candidate.card);
@@ -326,11 +333,20 @@ export function selectCandidate(candidates: readonly Candidate[], state: RouteSt
       continue;
     }
     const load = state.load(candidate.card);
-    if (load < bestLoad) {
-      best = candidate;
-      bestLoad = load;
+    if (best !== undefined && load > best.load) continue;
+    const rank = state.rank?.(candidate.card) ?? UNRANKED;
+    if (best === undefined || load < best.load || ranksAbove(rank, best.rank)) {
+      best = { candidate, load, rank };
     }
   }
-  if (best !== undefined) return best;
+  if (best !== undefined) return best.candidate;
   throw firstError ?? new PlexusError('UNAVAILABLE', 'no agent is available for this request');
+}
+
+const UNRANKED: AgentRank = { reputation: 0, latencyMs: undefined };
+
+/** True when `a` ranks strictly above `b`: higher reputation, else lower latency. */
+function ranksAbove(a: AgentRank, b: AgentRank): boolean {
+  if (a.reputation !== b.reputation) return a.reputation > b.reputation;
+  return (a.latencyMs ?? 0) < (b.latencyMs ?? 0);
 }

@@ -16,7 +16,7 @@ import { toPlexusError } from '../../core/errors.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.js';
 import type { AgentCard } from '../../core/records/agent-card.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
-import type { Runtime } from '../../runtime/index.js';
+import { cardGeoProblem, peerCardProblem, type Runtime } from '../../runtime/index.js';
 
 /** The extension naming the mesh peer (PeerId) a remote card came from. */
 export const MESH_PEER_EXTENSION = '_x_plexus_mesh_peer';
@@ -29,6 +29,11 @@ export interface CapabilityMessage {
   readonly cards: readonly JsonObject[];
   /** Ids no longer served (delta only). */
   readonly removed: readonly string[];
+  /**
+   * The announcing node's peer card (MESH-43): `{reputation, geo?, taskTypes, tools}`, its
+   * claims about itself; in every message of a node that sends one.
+   */
+  readonly peer?: JsonObject;
 }
 
 /** Options of {@link capabilityGossip}. */
@@ -39,6 +44,8 @@ export interface CapabilityGossipInit {
   readonly publish: (message: CapabilityMessage) => Promise<void>;
   /** How long a peer's cards live without a message from it, ms. */
   readonly ttlMs: number;
+  /** This node's peer card, sent with every message (MESH-43). @default none */
+  readonly peerCard?: () => JsonObject;
   /** The clock. @default Date.now */
   readonly now?: () => number;
   /** @default silentLogger */
@@ -57,6 +64,8 @@ export interface CapabilityGossip {
   sweep(): Promise<number>;
   /** The peers whose cards this node holds, with when they were last heard from (ms). */
   owners(): ReadonlyMap<string, number>;
+  /** The last peer card `peerId` announced (dropped with its cards when it goes silent). */
+  peerCard(peerId: string): JsonObject | undefined;
 }
 
 /** The mesh peer that owns a remote card, if a mesh peer does. */
@@ -75,6 +84,9 @@ export function capabilityGossip(init: CapabilityGossipInit): CapabilityGossip {
   const logger = init.logger ?? silentLogger;
   /** The canonical text of each local card as last published, by id. */
   let published = new Map<string, string>();
+  /** The canonical text of this node's peer card as last published. */
+  let publishedPeer: string | undefined;
+  const peerCards = new Map<string, JsonObject>();
   const lastHeard = new Map<string, number>();
   for (const card of registry.list()) {
     const owner = meshOwnerOf(card);
@@ -116,6 +128,7 @@ export function capabilityGossip(init: CapabilityGossipInit): CapabilityGossip {
 
   async function apply(peerId: string, message: CapabilityMessage): Promise<void> {
     lastHeard.set(peerId, now());
+    if (message.peer !== undefined) peerCards.set(peerId, message.peer);
     const listed = new Set<string>();
     for (const raw of message.cards) {
       const id = raw['id'];
@@ -153,14 +166,24 @@ export function capabilityGossip(init: CapabilityGossipInit): CapabilityGossip {
         if (published.get(id) !== text) cards.push(card);
       }
       const removed = [...published.keys()].filter((id) => !current.has(id));
-      if (cards.length === 0 && removed.length === 0) return;
+      const peer = init.peerCard?.();
+      const peerText = peer === undefined ? undefined : canonicalizeJcs(peer);
+      if (cards.length === 0 && removed.length === 0 && peerText === publishedPeer) return;
       published = next;
-      await init.publish({ kind: 'delta', cards, removed });
+      publishedPeer = peerText;
+      await init.publish({ kind: 'delta', cards, removed, ...(peer === undefined ? {} : { peer }) });
     },
     async publishFull(kind) {
       const current = localCards();
       published = new Map([...current].map(([id, card]) => [id, canonicalizeJcs(card)]));
-      await init.publish({ kind, cards: [...current.values()], removed: [] });
+      const peer = init.peerCard?.();
+      publishedPeer = peer === undefined ? undefined : canonicalizeJcs(peer);
+      await init.publish({
+        kind,
+        cards: [...current.values()],
+        removed: [],
+        ...(peer === undefined ? {} : { peer }),
+      });
     },
     async receive(peerId, payload) {
       const message = parseMessage(payload);
@@ -178,6 +201,7 @@ export function capabilityGossip(init: CapabilityGossipInit): CapabilityGossip {
       let count = 0;
       for (const peer of silent) {
         lastHeard.delete(peer);
+        peerCards.delete(peer);
         const cards = ownedBy(peer);
         count += cards.length;
         await serialize(() => remove(cards, `not heard from its peer for ${init.ttlMs} ms`));
@@ -185,17 +209,42 @@ export function capabilityGossip(init: CapabilityGossipInit): CapabilityGossip {
       return count;
     },
     owners: () => lastHeard,
+    peerCard: (peerId) => peerCards.get(peerId),
   };
 }
 
 function parseMessage(payload: JsonValue): CapabilityMessage | undefined {
   if (!isJsonObject(payload)) return undefined;
-  const { kind, cards, removed } = payload;
+  const { kind, cards, removed, peer } = payload;
   if (kind !== 'delta' && kind !== 'full' && kind !== 'heartbeat') return undefined;
   if (!Array.isArray(cards) || !cards.every(isJsonObject)) return undefined;
   const gone = removed === undefined ? [] : removed;
   if (!Array.isArray(gone) || !gone.every((id) => typeof id === 'string')) return undefined;
-  return { kind, cards: cards, removed: gone };
+  // MESH-45: the topic validator rejected bad claims already; checked again for other paths (DHT)
+  if (capabilityClaimsProblem(payload) !== undefined) return undefined;
+  return { kind, cards: cards, removed: gone, ...(isJsonObject(peer) ? { peer } : {}) };
+}
+
+/**
+ * Why the claims of a capability message are refused (MESH-45), or `undefined`: a peer card
+ * that is not well-formed (reputation outside 0…1, a bad region, a declared latency, bad
+ * tools), or a card naming a malformed region. A message that is not a capability message
+ * at all is left to the receiver (ignored there, as before).
+ */
+export function capabilityClaimsProblem(payload: JsonValue): string | undefined {
+  if (!isJsonObject(payload)) return undefined;
+  const { cards, peer } = payload;
+  if (peer !== undefined) {
+    const problem = peerCardProblem(peer);
+    if (problem !== undefined) return problem;
+  }
+  if (!Array.isArray(cards)) return undefined;
+  for (const card of cards) {
+    if (!isJsonObject(card)) continue;
+    const problem = cardGeoProblem(card);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
 }
 
 /** The card as this node registers it: origin remote, owned by `peerId`, no peer revision. */

@@ -4,26 +4,35 @@
  * with latency and score, and each topic's mesh size. The route is authenticated like every
  * other (D14) and answers in the ESRP error form.
  */
-import type { FaceFactory } from '../face.js';
+import type { Face, FaceComponents } from '../face.js';
 import { httpFaceScope } from '../http/http-face-scope.js';
 import { registerHttpFaceContext } from '../http/http-face-context.js';
-import { meshNode, type MeshOptions } from './mesh-node.js';
+import { meshNode, type MeshNode, type MeshOptions } from './mesh-node.js';
 import { meshRpc, type MeshRpcInit } from './rpc-service.js';
 
 /** The path of the mesh status. */
 export const MESH_STATUS_PATH = '/v1/mesh';
+
+/** The mesh face, with its mesh (its libp2p peer once started). */
+export interface MeshFace extends Face {
+  readonly mesh: MeshNode;
+}
 
 /**
  * The mesh face's factory.
  * @example
  * createNode({ faces: [...defaultFaces(init), meshFace({ bootstrap: ['/ip4/127.0.0.1/tcp/4001/p2p/12D3KooW…'] })] });
  */
-export function meshFace(options: MeshOptions = {}, rpcOptions: MeshRpcInit = {}): FaceFactory {
+export function meshFace(
+  options: MeshOptions = {},
+  rpcOptions: MeshRpcInit = {},
+): (components: FaceComponents) => MeshFace {
   return (components) => {
     const mesh = meshNode(components, options);
     const rpc = meshRpc(components, rpcOptions); // direct calls: rpc-service.ts
     return {
       name: 'mesh',
+      mesh,
       register(server) {
         const scope = httpFaceScope(components, server);
         return registerHttpFaceContext(server.http, scope, {

@@ -28,6 +28,11 @@ import { CAPABILITIES_PREFIX, capabilitiesTopic, isMeshTopic } from './mesh-topi
 import { isTrajectoryTopic, trajectoryProblem } from './trajectory-gossip.js';
 import { trajectoryTopic, type TrajectoryPublisher } from '../../primitives/improving/index.js';
 import { redialCandidates, redialIntervalMs, redialRound } from './redial.js';
+import { geoProblem } from '../../runtime/index.js';
+import { TOOL_EVENTS, toolRegistryProjection } from '../../primitives/tool/index.js';
+import { projectionView, type ProjectionView } from '../../store/projection-view.js';
+import { capabilityClaimsProblem } from './capability-gossip.js';
+import { ownPeerCard, peerCardSource } from './peer-card.js';
 
 /** The options of the mesh (the `mesh:` section of plexus.yaml). */
 export interface MeshOptions {
@@ -56,6 +61,11 @@ export interface MeshOptions {
    * task types the node follows are received either way (MESH-29…31). @default false
    */
   readonly shareTrajectories?: boolean;
+  /**
+   * This node's region (`us-east`), announced in its peer card (MESH-43): `tool.discover`'s
+   * `geo` filter matches its agents' verbs and tools by it. @default none
+   */
+  readonly geo?: string;
 }
 
 /** The defaults of {@link MeshOptions}. */
@@ -132,6 +142,14 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
   const heartbeatMs = options.heartbeatMs ?? MESH_DEFAULTS.heartbeatMs;
   const ttlMs = options.ttlMs ?? MESH_DEFAULTS.ttlMs;
   const maxMessageBytes = options.maxMessageBytes ?? MESH_DEFAULTS.maxMessageBytes;
+  if (options.geo !== undefined) {
+    const problem = geoProblem(options.geo);
+    if (problem !== undefined) throw new PlexusError('INVALID_PARAMS', `mesh.geo: ${problem}`);
+  }
+  /** The ping round trip measured to each peer when it was identified, ms (MESH-43). */
+  const pinged = new Map<string, number>();
+  let tools: ProjectionView<ReturnType<typeof toolRegistryProjection.initial>> | undefined;
+  let unplugPeers: (() => void) | undefined;
   let peer: MeshLibp2p | undefined;
   let key: Ed25519KeyPair | undefined;
   let peerId: string | undefined;
@@ -277,10 +295,19 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
 
   async function watchRegistry(signal: AbortSignal): Promise<void> {
     const { seq } = await components.log.head({ signal });
-    const types = [RUNTIME_EVENTS.agentRegistered, RUNTIME_EVENTS.agentUpdated, RUNTIME_EVENTS.agentRemoved];
+    const types = [
+      RUNTIME_EVENTS.agentRegistered,
+      RUNTIME_EVENTS.agentUpdated,
+      RUNTIME_EVENTS.agentRemoved,
+      TOOL_EVENTS.registered,
+    ];
     const events = components.log.subscribe(seq, { type: types }, { signal });
     for await (const event of events) {
-      if (event.type.startsWith('agent.')) {
+      if (event.type === TOOL_EVENTS.registered) {
+        // MESH-46: a registered tool goes out in the peer card once the view has it
+        await tools?.waitFor(event.seq, { signal });
+        sendDelta();
+      } else if (event.type.startsWith('agent.')) {
         sendDelta();
         dht?.localChanged();
       }
@@ -349,6 +376,11 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
         maxMessageBytes,
         notBefore: Date.now(),
         payloadCheck: (topic, d, signer) => {
+          if (topic.startsWith(CAPABILITIES_PREFIX)) {
+            // MESH-45: forged or out-of-range claims (reputation, region, latency) are rejected
+            const reason = capabilityClaimsProblem(d);
+            return reason === undefined ? undefined : { code: 'INVALID_PARAMS', reason };
+          }
           if (!isTrajectoryTopic(topic)) return undefined;
           const reason = trajectoryProblem(topic, d, signer);
           return reason === undefined ? undefined : { code: 'TRAJECTORY_REJECTED', reason };
@@ -368,12 +400,40 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
           {},
           'gossipsub internals not found; ignored messages of graylisted peers are not counted',
         );
+      tools = projectionView({ log: components.log, projection: toolRegistryProjection });
+      await tools.start({ signal: lifetime.signal });
+      const registered = tools;
       gossip = capabilityGossip({
         runtime: components.runtime,
         publish: (message) => publishOn(capabilitiesTopic(peerId ?? ''), message),
+        peerCard: () =>
+          ownPeerCard({
+            runtime: components.runtime,
+            ...(options.geo === undefined ? {} : { geo: options.geo }),
+            tools: () => registered.state().tools.values(),
+          }),
         ttlMs,
         logger,
       });
+      const held = gossip;
+      // MESH-43: the peer cards held, with the latency measured to each peer (never declared)
+      const latencyOf = (id: string): number | undefined => {
+        let best: number | undefined;
+        for (const c of started.getConnections()) {
+          if (c.remotePeer.toString() !== id || typeof c.rtt !== 'number' || !Number.isFinite(c.rtt))
+            continue;
+          best = best === undefined ? c.rtt : Math.min(best, c.rtt);
+        }
+        const value = best ?? pinged.get(id);
+        return value === undefined ? undefined : Math.max(0, Math.round(value));
+      };
+      unplugPeers = components.runtime.agents.peers.provide(
+        peerCardSource(
+          (id) => held.peerCard(id),
+          () => held.owners().keys(),
+          latencyOf,
+        ),
+      );
       const { pubsub } = started.services;
       pubsub.addEventListener('message', (event) => {
         const msg = event.detail;
@@ -386,8 +446,22 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
           else if (options.followCapabilities !== false) subscribe(topic);
         }
       });
+      started.addEventListener('peer:disconnect', (event) => {
+        pinged.delete(event.detail.toString());
+      });
       started.addEventListener('peer:identify', (event) => {
         const { peerId: remote, listenAddrs } = event.detail;
+        // MESH-43: one ping on the monitor's protocol (MESH-24) gives a latency before the first heartbeat
+        track(
+          started.services.monitorPing
+            .ping(remote, { signal: AbortSignal.any([lifetime.signal, AbortSignal.timeout(5000)]) })
+            .then(
+              (rtt) => {
+                pinged.set(remote.toString(), rtt);
+              },
+              () => undefined,
+            ),
+        );
         const addrs = listenAddrs.map((a) => a.toString()).filter((a) => !a.includes('/p2p-circuit'));
         if (addrs.length === 0) return;
         known = rememberPeer(known, { peerId: remote.toString(), addrs });
@@ -468,6 +542,8 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
     },
     async stop() {
       lifetime.abort();
+      unplugPeers?.();
+      unplugPeers = undefined;
       detachTrajectories?.();
       detachTrajectories = undefined;
       for (const timer of timers.splice(0)) clearInterval(timer);
@@ -477,6 +553,9 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
       dht = undefined;
       await Promise.allSettled([...background]);
       await stopping?.stop();
+      await tools?.stop();
+      tools = undefined;
+      pinged.clear();
       subscribed.clear();
     },
     async status() {

@@ -2,6 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   avgLatencyOf,
+  discoverTools,
+  latencyOf,
   matchesGeo,
   matchesText,
   reputationOf,
@@ -87,5 +89,28 @@ describe('tool search', () => {
     expect(successRateOf(record())).toBe(0);
     expect(avgLatencyOf(record({ invocations: 3, totalDuration: 100 }))).toBe(33);
     expect(successRateOf(record({ invocations: 3, successes: 2 }))).toBe(0.6667);
+  });
+});
+
+describe('latency of mesh tools (MESH-43)', () => {
+  const state = (...tools: ToolRecord[]) => ({
+    tools: new Map(tools.map((t) => [t.toolId, t])),
+    byOwnerName: new Map<string, string>(),
+  });
+  const ids = (found: unknown[]) => found.map((t) => (t as { id: string }).id);
+
+  it('filters by the measured round trip before any call, by the calls after', () => {
+    const far = record({ toolId: 'far', latencyMs: 120 });
+    const near = record({ toolId: 'near', latencyMs: 3 });
+    const called = record({ toolId: 'called', latencyMs: 1, invocations: 2, totalDuration: 900 });
+    const unknown = record({ toolId: 'unknown' });
+    expect(latencyOf(far)).toBe(120);
+    expect(latencyOf(called)).toBe(450);
+    expect(latencyOf(unknown)).toBeUndefined();
+    const found = discoverTools(state(far, near, called, unknown), { query: '', maxLatency: 100 });
+    expect(ids(found).sort()).toEqual(['near', 'unknown']);
+    // ranked by reputation (equal), then latency: unknown counts as 0
+    expect(ids(discoverTools(state(far, near, unknown), { query: '' }))).toEqual(['unknown', 'near', 'far']);
+    expect((found.find((t) => (t as { id: string }).id === 'near') as { latency: number }).latency).toBe(3);
   });
 });
