@@ -248,25 +248,34 @@ describe('Runtime.jobs.list queries', () => {
     expect(next.jobs).toHaveLength(1);
   });
 
-  it('stops walking the log at jobs written well before since', async () => {
-    let offset = -3 * 3_600_000; // the log's clock: 3 h behind for the first jobs
-    const { memoryEventLog } = await import('../../src/store/index.js');
-    h = await startRuntime(
-      { agents: agents(), retainFinishedJobs: 2 },
-      memoryEventLog({ now: () => Date.now() + offset }),
-    );
-    for (let i = 0; i < 5; i++) await h.runtime.invoke(request('demo.echo', { old: i }), { face: 'test' });
-    offset = 0;
-    const recent: string[] = [];
-    for (let i = 0; i < 5; i++) {
-      recent.push((await h.runtime.invoke(request('demo.echo', { i }), { face: 'test' })).job!.id);
-    }
-    const since = new Date(Date.now() - 3_600_000).toISOString();
-    const { jobs, pages } = await allPages(h, { since }, { examined: 4 });
-    expect(jobs.map((j) => j.id)).toEqual(recent.reverse());
-    // Page 1 runs out of work at the first old job; page 2 stops there instead of walking on.
-    expect(pages).toBe(2);
-  });
+  // Examined log events per page so that page 1 runs out of work at the first old job: the
+  // submit order examines one job.submitted per job, the status order the three status events
+  // of each of the 3 recent jobs the projection no longer keeps (a sync job writes all three).
+  it.each([
+    ['submitted', 4],
+    ['status', 9],
+  ] as const)(
+    'stops walking the log at jobs written well before since (%s order)',
+    async (order, examined) => {
+      let offset = -3 * 3_600_000; // the log's clock: 3 h behind for the first jobs
+      const { memoryEventLog } = await import('../../src/store/index.js');
+      h = await startRuntime(
+        { agents: agents(), retainFinishedJobs: 2 },
+        memoryEventLog({ now: () => Date.now() + offset }),
+      );
+      for (let i = 0; i < 5; i++) await h.runtime.invoke(request('demo.echo', { old: i }), { face: 'test' });
+      offset = 0;
+      const recent: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        recent.push((await h.runtime.invoke(request('demo.echo', { i }), { face: 'test' })).job!.id);
+      }
+      const since = new Date(Date.now() - 3_600_000).toISOString();
+      const { jobs, pages } = await allPages(h, { since, order }, { examined });
+      expect(jobs.map((j) => j.id)).toEqual(recent.reverse());
+      // Page 1 runs out of work at the first old job; page 2 stops there instead of walking on.
+      expect(pages).toBe(2);
+    },
+  );
 
   it('refuses to list before start', async () => {
     const { createRuntime } = await import('../../src/runtime/index.js');
