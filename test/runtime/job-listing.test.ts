@@ -115,7 +115,7 @@ for (const backend of LOG_BACKENDS) {
       expect([...first.jobs.map((j) => j.id), ...rest]).toEqual([...ids].reverse());
     });
 
-    it('pages from its submit-order index as jobs arrive, finish and retire after it was built (OBS-52)', async () => {
+    it('pages from the projection order index as jobs arrive, finish and retire after it was built (OBS-52, JL-11)', async () => {
       const ids = await withJobs(10, 5);
       // the first listing builds the index; everything after is appended to it or retired from it
       expect((await h!.runtime.jobs.list({ limit: 3 })).jobs.map((j) => j.id)).toEqual(
@@ -204,6 +204,45 @@ for (const backend of LOG_BACKENDS) {
       expect(jobs[6]?.id).toBe(slow.job.id);
     });
 
+    it('orders by the latest status event (progress does not move a job), or by submission with order=submitted', async () => {
+      const release = gate();
+      const started = gate();
+      under = await backend.make();
+      h = await startRuntime(
+        {
+          agents: [
+            ...agents(),
+            agent('waiter', {
+              'demo.wait': async (_input: JsonValue, ctx) => {
+                started.open();
+                await release.promise;
+                ctx.progress({ almost: true });
+                return { waited: true };
+              },
+            }),
+          ],
+          retainFinishedJobs: 2,
+        },
+        under.log,
+      );
+      const waiting = await h.runtime.submit(request('demo.wait', {}), { face: 'test' });
+      await started.promise;
+      const later: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        later.push((await h.runtime.invoke(request('demo.echo', { i }), { face: 'test' })).job!.id);
+      }
+      const before = (await allPages(h, { limit: 2 })).jobs.map((j) => j.id);
+      expect(before).toEqual([...later].reverse().concat(waiting.job.id)); // WORKING since before them
+      release.open();
+      const done = await h.runtime.jobs.wait(waiting.job.id);
+      expect(done.state).toBe('COMPLETED');
+      expect(done.timing.statusAt).toBe(done.timing.finishedAt);
+      const byStatus = (await allPages(h, { limit: 2 })).jobs.map((j) => j.id);
+      expect(byStatus).toEqual([waiting.job.id, ...[...later].reverse()]);
+      const bySubmission = (await allPages(h, { limit: 2, order: 'submitted' })).jobs.map((j) => j.id);
+      expect(bySubmission).toEqual([...[...later].reverse(), waiting.job.id]);
+    });
+
     it('ends a page early when its log work is used up, and the next pages carry on', async () => {
       const ids = await withJobs(12, 2);
       const { jobs, pages } = await allPages(h!, { limit: 4 }, { examined: 2 });
@@ -237,6 +276,8 @@ describe('Runtime.jobs.list queries', () => {
       [{ cursor: 'j1.bm90LWpzb24' }, 'cursor'],
       [{ cursor: page.nextCursor! }, 'cursor'], // issued for verb demo.*
       [{ tenant: '' }, 'tenant'],
+      [{ order: 'recent' as never }, 'order'],
+      [{ order: 'submitted', cursor: page.nextCursor! }, 'cursor'], // a status-order cursor
     ];
     for (const [query, parameter] of bad) {
       await expect(h.runtime.jobs.list(query), JSON.stringify(query)).rejects.toMatchObject({
