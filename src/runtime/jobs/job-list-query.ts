@@ -132,14 +132,12 @@ export function checkJobListQuery(query: JobListQuery): CheckedJobListQuery {
     }
     states = new Set(query.states);
   }
-  const order = query.order ?? DEFAULT_JOB_LIST_ORDER;
-  if (!(JOB_LIST_ORDERS as readonly unknown[]).includes(order)) {
-    throw badListParameter(
-      'order',
-      `${JSON.stringify(String(order).slice(0, 40))} is not a listing order`,
-      JOB_LIST_ORDERS.join(', '),
-    );
+  const given: unknown = query.order ?? DEFAULT_JOB_LIST_ORDER; // callers may pass anything
+  if (!(JOB_LIST_ORDERS as readonly unknown[]).includes(given)) {
+    const shown = typeof given === 'string' ? JSON.stringify(given.slice(0, 40)) : typeof given;
+    throw badListParameter('order', `${shown} is not a listing order`, JOB_LIST_ORDERS.join(', '));
   }
+  const order = given as JobListOrder;
   const { verb, since, cursor, tenant } = query;
   if (verb !== undefined) {
     const problem = typeof verb === 'string' ? verbFilterProblem(verb) : 'it must be a string';
