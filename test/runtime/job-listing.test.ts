@@ -243,11 +243,21 @@ for (const backend of LOG_BACKENDS) {
       expect(bySubmission).toEqual([...[...later].reverse(), waiting.job.id]);
     });
 
-    it('ends a page early when its log work is used up, and the next pages carry on', async () => {
+    it('ends a page early when its log work is used up, and the next pages carry on (both orders)', async () => {
       const ids = await withJobs(12, 2);
-      const { jobs, pages } = await allPages(h!, { limit: 4 }, { examined: 2 });
-      expect(jobs.map((j) => j.id)).toEqual([...ids].reverse());
-      expect(pages).toBeGreaterThan(4);
+      for (const order of ['status', 'submitted'] as const) {
+        const { jobs, pages } = await allPages(h!, { limit: 4, order }, { examined: 2 });
+        expect(
+          jobs.map((j) => j.id),
+          order,
+        ).toEqual([...ids].reverse());
+        expect(pages).toBeGreaterThan(4);
+        const few = await allPages(h!, { limit: 3, order }, { loadedPerItem: 0 }); // ≤ 100 rebuilt a page
+        expect(
+          few.jobs.map((j) => j.id),
+          order,
+        ).toEqual([...ids].reverse());
+      }
     });
   });
 }
