@@ -8,6 +8,9 @@
 //   deep page      the oldest page the list reaches (its cursor found by walking every page
 //                  first, untimed; with 100 jobs that is the first page)
 //   filtered page  the first page of `state=failed`
+// in the default order (by each job's latest status change, docs/decisions/job-listing.md JL-11)
+// and, in the same run, the first and deep page in the submit order (`order=submitted`, the
+// order before JL-11), so the two walks are compared on the same nodes.
 // N times each, interleaved between the two nodes; it prints p50 / p99 ms beside the baseline
 // and the ratio. Settings, from the environment:
 //   BENCH_REQUESTS  timed requests per page and node (default 100)
@@ -89,22 +92,40 @@ async function start(jobs) {
   };
 }
 
-/** Walks every page (untimed): sets the node's paths and counts the jobs listed. @param {Node} node */
-async function prepare(node) {
-  const first = `/ui/api/jobs?limit=${PAGE}`;
+/**
+ * Walks every page of one order (untimed): its first and deepest page, and the jobs listed.
+ * @param {Node} node @param {string} query
+ * @returns {Promise<{ first: string, deepest: string, listed: number }>}
+ */
+async function walk(node, query) {
+  const first = `/ui/api/jobs?limit=${PAGE}${query}`;
   let path = first;
   let deepest = first;
+  let listed = 0;
   for (let pages = 0; pages < MAX_PAGES; pages++) {
     const { body } = await getJson(node.url, node.agent, path);
-    node.listed += body.jobs.length;
+    listed += body.jobs.length;
     if (body.next_cursor === null) break;
-    deepest = `/ui/api/jobs?limit=${PAGE}&cursor=${encodeURIComponent(body.next_cursor)}`;
+    deepest = `${first}&cursor=${encodeURIComponent(body.next_cursor)}`;
     path = deepest;
   }
+  return { first, deepest, listed };
+}
+
+/** Walks every page of both orders (untimed): sets the node's paths and counts the jobs listed. @param {Node} node */
+async function prepare(node) {
+  const status = await walk(node, '');
+  const submitted = await walk(node, '&order=submitted');
+  node.listed = status.listed;
+  if (submitted.listed !== status.listed) {
+    throw new Error(`the orders list ${status.listed} and ${submitted.listed} jobs`);
+  }
   node.paths = {
-    'first page': first,
-    'deep page': deepest,
-    'filtered page (state=failed)': `${first}&state=failed`,
+    'first page': status.first,
+    'deep page': status.deepest,
+    'filtered page (state=failed)': `${status.first}&state=failed`,
+    'first page, order=submitted': submitted.first,
+    'deep page, order=submitted': submitted.deepest,
   };
   for (const name of Object.keys(node.paths)) node.times[name] = [];
 }

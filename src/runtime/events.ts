@@ -233,6 +233,23 @@ export const TERMINAL_JOB_EVENT_TYPES: ReadonlySet<string> = new Set([
   RUNTIME_EVENTS.jobRejected,
 ]);
 
+/**
+ * The job events that set a job's status (its D8 state, or the A2A status and its timestamp):
+ * the order key of the job listing is the `seq` of a job's latest one (docs/decisions/
+ * job-listing.md JL-11). Not `job.progress` (no change of state) nor `job.retried` (a WORKING
+ * job run again stays WORKING).
+ */
+export const JOB_STATUS_EVENT_TYPES = [
+  RUNTIME_EVENTS.jobSubmitted,
+  RUNTIME_EVENTS.jobStarted,
+  RUNTIME_EVENTS.jobInputRequired,
+  RUNTIME_EVENTS.jobInputProvided,
+  RUNTIME_EVENTS.jobCompleted,
+  RUNTIME_EVENTS.jobFailed,
+  RUNTIME_EVENTS.jobCanceled,
+  RUNTIME_EVENTS.jobRejected,
+] as const;
+
 /** The SSE event names of the ESRP face (D5). */
 export type EsrpJobEventName =
   'job_queued' | 'job_started' | 'job_progress' | 'job_succeeded' | 'job_failed' | 'job_cancelled';

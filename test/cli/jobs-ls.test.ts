@@ -79,6 +79,7 @@ describe('plexus jobs ls --node', () => {
       ['--verb', 'Not A Verb'],
       ['--since', 'yesterday'],
       ['--limit', '0'],
+      ['--order', 'recent'],
     ]) {
       const run = await runCli(['jobs', 'ls', ...at(), ...args]);
       expect(run.code, args.join(' ')).toBe(1);
@@ -87,6 +88,22 @@ describe('plexus jobs ls --node', () => {
     const down = await runCli(['jobs', 'ls', '--node', 'http://127.0.0.1:9', '--limit', '1']);
     expect(down.code).toBe(1);
     expect(down.err).toContain('cannot reach the node');
+  });
+
+  it('passes --order to the node; sync jobs finish in submission order, so both orders agree here', async () => {
+    for (const order of ['status', 'submitted']) {
+      const run = await runCli(['jobs', 'ls', ...at(), '--order', order, '--limit', '4']);
+      expect(run.code, run.err).toBe(0);
+      expect(
+        run.out
+          .trim()
+          .split('\n')
+          .map((l) => l.split(/\s+/)[0]),
+      ).toEqual(ids.slice(-4).reverse());
+    }
+    const offline = await runCli(['jobs', 'ls', '--data', dataDir, '--order', 'submitted']);
+    expect(offline.code).toBe(1);
+    expect(offline.err).toContain('--order needs --node');
   });
 
   it('keeps the offline mode without --node, with the same filters', async () => {

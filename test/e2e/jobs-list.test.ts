@@ -136,6 +136,9 @@ describe('GET /v1/jobs', () => {
       ['cursor=junk', 'cursor'],
       [`cursor=${encodeURIComponent(cursor)}`, 'cursor'], // issued for verb=echo.*
       ['status=succeeded', 'status'],
+      ['order=recent', 'order'],
+      ['order=status&order=submitted', 'order'],
+      [`order=submitted&verb=echo.*&cursor=${encodeURIComponent(cursor)}`, 'cursor'], // a status-order cursor
     ];
     for (const [query, parameter] of cases) {
       const reply = await http('GET', `/v1/jobs?${query}`, acme);
@@ -153,5 +156,15 @@ describe('GET /v1/jobs', () => {
     expect(reply.status).toBe(401);
     expect(reply.body.status).toBe('failed');
     expect((await http('GET', `/v1/jobs/${slowId}`, undefined)).status).toBe(401);
+  });
+
+  it('orders by the latest status change by default, by submission with order=submitted (JL-11)', async () => {
+    const later = await run(acme, { who: 'acme', later: true });
+    const cancelled = await http('DELETE', `/v1/jobs/${slowId}`, acme);
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    const echo = [...ids.acme.slice(0, 3)].reverse();
+    expect((await listAll(acme, 'limit=1')).ids).toEqual([slowId, later, ...echo]);
+    expect((await listAll(acme, 'order=status&limit=2')).ids).toEqual([slowId, later, ...echo]);
+    expect((await listAll(acme, 'order=submitted&limit=1')).ids).toEqual([later, slowId, ...echo]);
   });
 });

@@ -115,7 +115,7 @@ for (const backend of LOG_BACKENDS) {
       expect([...first.jobs.map((j) => j.id), ...rest]).toEqual([...ids].reverse());
     });
 
-    it('pages from its submit-order index as jobs arrive, finish and retire after it was built (OBS-52)', async () => {
+    it('pages from the projection order index as jobs arrive, finish and retire after it was built (OBS-52, JL-11)', async () => {
       const ids = await withJobs(10, 5);
       // the first listing builds the index; everything after is appended to it or retired from it
       expect((await h!.runtime.jobs.list({ limit: 3 })).jobs.map((j) => j.id)).toEqual(
@@ -204,11 +204,60 @@ for (const backend of LOG_BACKENDS) {
       expect(jobs[6]?.id).toBe(slow.job.id);
     });
 
-    it('ends a page early when its log work is used up, and the next pages carry on', async () => {
+    it('orders by the latest status event (progress does not move a job), or by submission with order=submitted', async () => {
+      const release = gate();
+      const started = gate();
+      under = await backend.make();
+      h = await startRuntime(
+        {
+          agents: [
+            ...agents(),
+            agent('waiter', {
+              'demo.wait': async (_input: JsonValue, ctx) => {
+                started.open();
+                await release.promise;
+                ctx.progress({ almost: true });
+                return { waited: true };
+              },
+            }),
+          ],
+          retainFinishedJobs: 2,
+        },
+        under.log,
+      );
+      const waiting = await h.runtime.submit(request('demo.wait', {}), { face: 'test' });
+      await started.promise;
+      const later: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        later.push((await h.runtime.invoke(request('demo.echo', { i }), { face: 'test' })).job!.id);
+      }
+      const before = (await allPages(h, { limit: 2 })).jobs.map((j) => j.id);
+      expect(before).toEqual([...later].reverse().concat(waiting.job.id)); // WORKING since before them
+      release.open();
+      const done = await h.runtime.jobs.wait(waiting.job.id);
+      expect(done.state).toBe('COMPLETED');
+      expect(done.timing.statusAt).toBe(done.timing.finishedAt);
+      const byStatus = (await allPages(h, { limit: 2 })).jobs.map((j) => j.id);
+      expect(byStatus).toEqual([waiting.job.id, ...[...later].reverse()]);
+      const bySubmission = (await allPages(h, { limit: 2, order: 'submitted' })).jobs.map((j) => j.id);
+      expect(bySubmission).toEqual([...[...later].reverse(), waiting.job.id]);
+    });
+
+    it('ends a page early when its log work is used up, and the next pages carry on (both orders)', async () => {
       const ids = await withJobs(12, 2);
-      const { jobs, pages } = await allPages(h!, { limit: 4 }, { examined: 2 });
-      expect(jobs.map((j) => j.id)).toEqual([...ids].reverse());
-      expect(pages).toBeGreaterThan(4);
+      for (const order of ['status', 'submitted'] as const) {
+        const { jobs, pages } = await allPages(h!, { limit: 4, order }, { examined: 2 });
+        expect(
+          jobs.map((j) => j.id),
+          order,
+        ).toEqual([...ids].reverse());
+        expect(pages).toBeGreaterThan(4);
+        const few = await allPages(h!, { limit: 3, order }, { loadedPerItem: 0 }); // ≤ 100 rebuilt a page
+        expect(
+          few.jobs.map((j) => j.id),
+          order,
+        ).toEqual([...ids].reverse());
+      }
     });
   });
 }
@@ -237,6 +286,8 @@ describe('Runtime.jobs.list queries', () => {
       [{ cursor: 'j1.bm90LWpzb24' }, 'cursor'],
       [{ cursor: page.nextCursor! }, 'cursor'], // issued for verb demo.*
       [{ tenant: '' }, 'tenant'],
+      [{ order: 'recent' as never }, 'order'],
+      [{ order: 'submitted', cursor: page.nextCursor! }, 'cursor'], // a status-order cursor
     ];
     for (const [query, parameter] of bad) {
       await expect(h.runtime.jobs.list(query), JSON.stringify(query)).rejects.toMatchObject({
@@ -248,25 +299,34 @@ describe('Runtime.jobs.list queries', () => {
     expect(next.jobs).toHaveLength(1);
   });
 
-  it('stops walking the log at jobs written well before since', async () => {
-    let offset = -3 * 3_600_000; // the log's clock: 3 h behind for the first jobs
-    const { memoryEventLog } = await import('../../src/store/index.js');
-    h = await startRuntime(
-      { agents: agents(), retainFinishedJobs: 2 },
-      memoryEventLog({ now: () => Date.now() + offset }),
-    );
-    for (let i = 0; i < 5; i++) await h.runtime.invoke(request('demo.echo', { old: i }), { face: 'test' });
-    offset = 0;
-    const recent: string[] = [];
-    for (let i = 0; i < 5; i++) {
-      recent.push((await h.runtime.invoke(request('demo.echo', { i }), { face: 'test' })).job!.id);
-    }
-    const since = new Date(Date.now() - 3_600_000).toISOString();
-    const { jobs, pages } = await allPages(h, { since }, { examined: 4 });
-    expect(jobs.map((j) => j.id)).toEqual(recent.reverse());
-    // Page 1 runs out of work at the first old job; page 2 stops there instead of walking on.
-    expect(pages).toBe(2);
-  });
+  // Examined log events per page so that page 1 runs out of work at the first old job: the
+  // submit order examines one job.submitted per job, the status order the three status events
+  // of each of the 3 recent jobs the projection no longer keeps (a sync job writes all three).
+  it.each([
+    ['submitted', 4],
+    ['status', 9],
+  ] as const)(
+    'stops walking the log at jobs written well before since (%s order)',
+    async (order, examined) => {
+      let offset = -3 * 3_600_000; // the log's clock: 3 h behind for the first jobs
+      const { memoryEventLog } = await import('../../src/store/index.js');
+      h = await startRuntime(
+        { agents: agents(), retainFinishedJobs: 2 },
+        memoryEventLog({ now: () => Date.now() + offset }),
+      );
+      for (let i = 0; i < 5; i++) await h.runtime.invoke(request('demo.echo', { old: i }), { face: 'test' });
+      offset = 0;
+      const recent: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        recent.push((await h.runtime.invoke(request('demo.echo', { i }), { face: 'test' })).job!.id);
+      }
+      const since = new Date(Date.now() - 3_600_000).toISOString();
+      const { jobs, pages } = await allPages(h, { since, order }, { examined });
+      expect(jobs.map((j) => j.id)).toEqual(recent.reverse());
+      // Page 1 runs out of work at the first old job; page 2 stops there instead of walking on.
+      expect(pages).toBe(2);
+    },
+  );
 
   it('refuses to list before start', async () => {
     const { createRuntime } = await import('../../src/runtime/index.js');

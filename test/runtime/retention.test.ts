@@ -138,7 +138,7 @@ describe('jobs retention', () => {
 
   it('keeps the default limit and refuses a bad one', () => {
     expect(DEFAULT_RETAINED_FINISHED_JOBS).toBe(10_000);
-    expect(jobsProjection.version).toBe(3);
+    expect(jobsProjection.version).toBe(4);
     for (const bad of [0, -1, 1.5, Number.NaN]) {
       expect(() => jobsProjectionWith({ retainFinishedJobs: bad })).toThrow(/retainFinishedJobs/);
     }

@@ -2,7 +2,8 @@
  * `plexus jobs ls [--node URL | --data DIR]`, `plexus jobs show ID`, `plexus jobs cancel ID`.
  *
  * `show` and `cancel` talk to a running node (`GET` / `DELETE /v1/jobs/{id}`). `ls --node URL`
- * lists a running node's jobs through `GET /v1/jobs`, newest first, following `next_cursor`
+ * lists a running node's jobs through `GET /v1/jobs`, newest first (by latest status change, or
+ * by submission with `--order submitted`), following `next_cursor`
  * up to `--limit`; without `--node`, `ls` reads them offline from a data directory's event log
  * (the jobs projection rebuilt from the log; it works on a running node's directory too).
  */
@@ -14,6 +15,7 @@ import { JOB_STATE_TO_ESRP, type Job } from '../../core/records/job.js';
 import { PlexusError } from '../../core/errors.js';
 import { DEFAULT_DATA_DIR } from '../../node/node-init.js';
 import {
+  JOB_LIST_ORDERS,
   MAX_JOB_LIST_LIMIT,
   STATE_LIST_ACCEPTED,
   VERB_FILTER_ACCEPTED,
@@ -21,6 +23,7 @@ import {
   jobMatches,
   parseStateList,
   verbFilterProblem,
+  type JobListOrder,
   type JobListQuery,
 } from '../../runtime/jobs/job-list-query.js';
 import { resultOfOutputs } from '../esrp-client.js';
@@ -96,6 +99,7 @@ interface LsOptions {
   readonly state?: string;
   readonly verb?: string;
   readonly since?: string;
+  readonly order?: string;
   readonly limit?: string;
   readonly json: boolean;
 }
@@ -103,6 +107,21 @@ interface LsOptions {
 /** The filters of `ls` (checked), and the limit. */
 function lsQuery(opts: LsOptions): { query: JobListQuery; limit: number | undefined } {
   const query: { -readonly [K in keyof JobListQuery]: JobListQuery[K] } = {};
+  if (opts.order !== undefined) {
+    if (opts.node === undefined) {
+      throw new PlexusError(
+        'INVALID_PARAMS',
+        '--order needs --node: a data directory is listed oldest first, in submission order',
+      );
+    }
+    if (!(JOB_LIST_ORDERS as readonly string[]).includes(opts.order)) {
+      throw new PlexusError(
+        'INVALID_PARAMS',
+        `--order must be one of ${JOB_LIST_ORDERS.join(', ')}, got ${JSON.stringify(opts.order)}`,
+      );
+    }
+    query.order = opts.order as JobListOrder;
+  }
   if (opts.state !== undefined) query.states = parseStateList([opts.state], '--state');
   if (opts.verb !== undefined) {
     const problem = verbFilterProblem(opts.verb);
@@ -132,6 +151,7 @@ function lsQuery(opts: LsOptions): { query: JobListQuery; limit: number | undefi
 /** The `GET /v1/jobs` path of one page. */
 function listPath(query: JobListQuery, pageSize: number, cursor: string | undefined): string {
   const params = new URLSearchParams();
+  if (query.order !== undefined) params.set('order', query.order);
   if (query.states !== undefined) params.set('state', query.states.join(','));
   if (query.verb !== undefined) params.set('verb', query.verb);
   if (query.since !== undefined) params.set('since', query.since);
@@ -185,6 +205,10 @@ export function registerJobs(program: Command, io: CliIo): void {
     .option('--state <states>', `only jobs in these states (${STATE_LIST_ACCEPTED})`)
     .option('--verb <verb>', 'only jobs of this verb, or of a prefix pattern such as demo.*')
     .option('--since <time>', 'only jobs created at or after this RFC 3339 date-time')
+    .option(
+      '--order <order>',
+      'with --node: status (default: by latest status change, newest first) or submitted (by submission)',
+    )
     .option('--limit <n>', 'only the newest N jobs')
     .option('--json', 'print the jobs as JSON lines (with --node: their ESRP job form)', false)
     .action(async (opts: LsOptions) => {

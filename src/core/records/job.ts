@@ -120,6 +120,11 @@ export interface JobTiming {
   readonly createdAt: string;
   /** Last change. */
   readonly updatedAt?: string;
+  /**
+   * When the job's status (state) last changed: the time of its latest status event, which
+   * progress does not move (the A2A task status timestamp; the job listing's order).
+   */
+  readonly statusAt?: string;
   /** When work began (required once the job has been WORKING). */
   readonly startedAt?: string;
   /** When the job reached a terminal state (required exactly then). */
@@ -197,6 +202,7 @@ export const JOB_TIMING_SCHEMA = {
   properties: {
     createdAt: DATE_TIME_SCHEMA,
     updatedAt: DATE_TIME_SCHEMA,
+    statusAt: DATE_TIME_SCHEMA,
     startedAt: DATE_TIME_SCHEMA,
     finishedAt: DATE_TIME_SCHEMA,
     deadline: DATE_TIME_SCHEMA,

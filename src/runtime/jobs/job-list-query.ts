@@ -24,8 +24,24 @@ export const DEFAULT_JOB_LIST_LIMIT = 50;
 /** The largest `limit` of one page. */
 export const MAX_JOB_LIST_LIMIT = 500;
 
+/**
+ * The orders of a job listing, newest first (JL-11): `status` — by each job's latest status
+ * event (a job moves to the top when its state changes; A2A's ListTasks order); `submitted` —
+ * by each job's `job.submitted` event (jobs never move, so a paged walk sees every job that
+ * existed when it began).
+ */
+export const JOB_LIST_ORDERS = ['status', 'submitted'] as const;
+
+/** One of {@link JOB_LIST_ORDERS}. */
+export type JobListOrder = (typeof JOB_LIST_ORDERS)[number];
+
+/** The order of a listing that names none. */
+export const DEFAULT_JOB_LIST_ORDER: JobListOrder = 'status';
+
 /** A query of `Runtime.jobs.list`; every filter given must hold (AND). */
 export interface JobListQuery {
+  /** The order, newest first ({@link JOB_LIST_ORDERS}). @default 'status' */
+  readonly order?: JobListOrder;
   /** Only jobs in one of these states (D8 names). @default every state */
   readonly states?: readonly JobState[];
   /**
@@ -50,7 +66,7 @@ export interface JobListQuery {
   readonly sessionId?: string;
 }
 
-/** One page of jobs, newest first. */
+/** One page of jobs, newest first in the query's order. */
 export interface JobPage {
   readonly jobs: readonly Job[];
   /** Pass as `cursor` for the next page; absent when there is nothing more. */
@@ -59,6 +75,7 @@ export interface JobPage {
 
 /** A checked {@link JobListQuery}. */
 export interface CheckedJobListQuery {
+  readonly order: JobListOrder;
   /** `undefined` for every state. */
   readonly states: ReadonlySet<JobState> | undefined;
   readonly verb: string | undefined;
@@ -115,6 +132,12 @@ export function checkJobListQuery(query: JobListQuery): CheckedJobListQuery {
     }
     states = new Set(query.states);
   }
+  const given: unknown = query.order ?? DEFAULT_JOB_LIST_ORDER; // callers may pass anything
+  if (!(JOB_LIST_ORDERS as readonly unknown[]).includes(given)) {
+    const shown = typeof given === 'string' ? JSON.stringify(given.slice(0, 40)) : typeof given;
+    throw badListParameter('order', `${shown} is not a listing order`, JOB_LIST_ORDERS.join(', '));
+  }
+  const order = given as JobListOrder;
   const { verb, since, cursor, tenant } = query;
   if (verb !== undefined) {
     const problem = typeof verb === 'string' ? verbFilterProblem(verb) : 'it must be a string';
@@ -158,6 +181,7 @@ export function checkJobListQuery(query: JobListQuery): CheckedJobListQuery {
     );
   }
   return {
+    order,
     states,
     verb,
     since,

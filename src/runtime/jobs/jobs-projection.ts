@@ -31,6 +31,11 @@ export interface JobEntry {
   readonly firstSeq: number;
   /** `seq` of the job's latest event. */
   readonly lastSeq: number;
+  /**
+   * `seq` of the job's latest status event (`JOB_STATUS_EVENT_TYPES`: not progress, not a
+   * retry): the job listing's order key (JL-11). A finished job's is its terminal event's.
+   */
+  readonly statusSeq: number;
   readonly route?: RouteKind;
   readonly agents?: readonly string[];
   /** The request; kept only while the job is not finished (recovery runs it again). */
@@ -149,6 +154,69 @@ export function* jobsNewestFirst(state: JobsState, below: number): Generator<Job
 }
 
 /**
+ * The jobs of a state in the order of their latest status event (ascending `statusSeq`), kept
+ * beside the state like {@link SUBMITTED}: the status-order listing's index (JL-11). A job is
+ * appended at every status event (`statusSeq` only grows: events apply in log order), so the
+ * array holds stale places of jobs that moved on; those, and jobs retired, are skipped when met
+ * (the place's `seq` is not the job's `statusSeq`), and the array is compacted once half of it
+ * is stale.
+ */
+const STATUS_ORDER = new WeakMap<JobsState, SubmitOrder>();
+
+function statusOrder(state: JobsState): SubmitOrder {
+  let order = STATUS_ORDER.get(state);
+  if (order === undefined) {
+    const entries = [...state.values()].sort((a, b) => a.statusSeq - b.statusSeq);
+    order = { ids: entries.map((e) => e.job.id), seqs: entries.map((e) => e.statusSeq) };
+    STATUS_ORDER.set(state, order);
+  } else if (order.ids.length > 1024 && order.ids.length > 2 * state.size) {
+    const ids: string[] = [];
+    const seqs: number[] = [];
+    order.ids.forEach((id, i) => {
+      const seq = order?.seqs[i] as number;
+      if (state.get(id)?.statusSeq === seq) {
+        ids.push(id);
+        seqs.push(seq);
+      }
+    });
+    order.ids = ids;
+    order.seqs = seqs;
+  }
+  return order;
+}
+
+/** Notes in the status-order index, when built, that job `id` had a status event at `seq`. */
+function noteStatus(state: JobsState, id: string, seq: number): void {
+  const order = STATUS_ORDER.get(state);
+  if (order !== undefined) {
+    order.ids.push(id);
+    order.seqs.push(seq);
+  }
+}
+
+/**
+ * The jobs of `state` whose latest status event is before `below` (`statusSeq < below`), in
+ * descending `statusSeq`, without looking at any job whose status changed later.
+ */
+export function* jobsByStatusNewestFirst(
+  state: JobsState,
+  below: number,
+): Generator<JobEntry, void, undefined> {
+  const { ids, seqs } = statusOrder(state);
+  let lo = 0;
+  let hi = seqs.length; // the first index whose seq is ≥ below
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((seqs[mid] as number) < below) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let i = lo - 1; i >= 0; i--) {
+    const entry = state.get(ids[i] as string);
+    if (entry !== undefined && entry.statusSeq === seqs[i]) yield entry;
+  }
+}
+
+/**
  * The smallest `lastSeq` among the finished jobs `state` keeps, or `undefined` when none is
  * finished — from the finish order retention keeps, without a pass over the jobs when there is
  * one.
@@ -200,6 +268,7 @@ function submitted(state: JobsState, event: EventOf<'job.submitted'>): JobsState
     timing: {
       createdAt: claimed(d.at, d.at ?? event.time, event.time),
       updatedAt: event.time,
+      statusAt: event.time,
       deadline: d.deadline,
     },
     artifacts: [],
@@ -220,6 +289,7 @@ function submitted(state: JobsState, event: EventOf<'job.submitted'>): JobsState
     face: d.face,
     firstSeq: event.seq,
     lastSeq: event.seq,
+    statusSeq: event.seq,
     request: d.request,
   };
   if (d.principal !== undefined) entry.principal = d.principal;
@@ -229,6 +299,7 @@ function submitted(state: JobsState, event: EventOf<'job.submitted'>): JobsState
     order.ids.push(d.id);
     order.seqs.push(event.seq);
   }
+  noteStatus(state, d.id, event.seq);
   return state;
 }
 
@@ -242,8 +313,11 @@ function moved(
   to: JobState,
   patch: Partial<Mutable<Job>>,
   started?: JobStartedData,
+  status = true,
 ): JobEntry {
-  const timing = { ...entry.job.timing, updatedAt: event.time };
+  const timing = status
+    ? { ...entry.job.timing, updatedAt: event.time, statusAt: event.time }
+    : { ...entry.job.timing, updatedAt: event.time };
   if ((to === 'WORKING' || to === 'INPUT_REQUIRED') && timing.startedAt === undefined) {
     timing.startedAt = claimed((event.data as { at?: unknown } | null)?.at, timing.createdAt, event.time);
   }
@@ -260,6 +334,7 @@ function moved(
     face: entry.face,
     firstSeq: entry.firstSeq,
     lastSeq: event.seq,
+    statusSeq: status ? event.seq : entry.statusSeq,
   };
   if (entry.principal !== undefined) next.principal = entry.principal;
   const route = started === undefined ? entry.route : started.route;
@@ -291,6 +366,7 @@ function applyWithRetention(state: JobsState, event: Event, retain: number): Job
   const go = (to: JobState, patch: Partial<Mutable<Job>>, started?: JobStartedData): JobsState => {
     if (!canTransition(from, to)) return state;
     state.set(id, moved(entry, event, to, patch, started));
+    noteStatus(state, id, event.seq);
     if (retain !== Infinity && isTerminalJobState(to)) retire(state, id, retain);
     return state;
   };
@@ -304,7 +380,8 @@ function applyWithRetention(state: JobsState, event: Event, retain: number): Job
     case RUNTIME_EVENTS.jobRetried: {
       if (from !== 'WORKING') return state;
       const d = eventOf(event, RUNTIME_EVENTS.jobRetried)?.data;
-      state.set(id, moved(entry, event, 'WORKING', { attempts: entry.job.attempts + 1 }, d));
+      // not a status event: the job stays WORKING (JOB_STATUS_EVENT_TYPES)
+      state.set(id, moved(entry, event, 'WORKING', { attempts: entry.job.attempts + 1 }, d, false));
       return state;
     }
     case RUNTIME_EVENTS.jobProgress: {
@@ -328,6 +405,7 @@ function applyWithRetention(state: JobsState, event: Event, retain: number): Job
       if (d === undefined || from !== 'INPUT_REQUIRED') return state;
       const next = moved(entry, event, 'WORKING', {});
       state.set(id, { ...next, inputs: [...(entry.inputs ?? []), d.input ?? null] });
+      noteStatus(state, id, event.seq);
       return state;
     }
     case RUNTIME_EVENTS.jobCompleted: {
@@ -380,7 +458,8 @@ export function jobsProjectionWith(init: JobsProjectionInit = {}): Projection<Jo
     name: JOBS_PROJECTION_NAME,
     // Version 2: finished jobs beyond the limit are dropped (version 1 kept all of them).
     // Version 3: INPUT_REQUIRED jobs (`job.input_required` / `job.input_provided`, `inputs`).
-    version: 3,
+    // Version 4: `statusSeq` and `timing.statusAt` (the latest status event, JL-11).
+    version: 4,
     filter: { typePrefix: 'job.' },
     initial: () => new Map(),
     apply: (state, event) => applyWithRetention(state, event, retain),

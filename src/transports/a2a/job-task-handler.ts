@@ -42,7 +42,14 @@ import { visibleToTenant } from '../../runtime/pipeline/tenancy.js';
 import { errorOfAnswer } from '../answer-error.js';
 import { a2aErrorOf, notCancelable, taskNotFound, unsupported } from './a2a-errors.js';
 import { answerOf, messageCall } from './message-verb.js';
-import { A2A_EXTENSION, contextIdOf, jobStateOfTask, requestMessage, taskOf } from './task-of-job.js';
+import {
+  A2A_EXTENSION,
+  contextIdOf,
+  jobStateOfTask,
+  requestMessage,
+  statusTimeOf,
+  taskOf,
+} from './task-of-job.js';
 import { jobStateOfEvent, taskUpdates } from './task-updates.js';
 import type { PushConfig, PushConfigs } from './push-configs.js';
 import { checkPushUrl, type PushTargetPolicy } from './push-target.js';
@@ -386,6 +393,7 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
       try {
         page = await runtime.jobs.list(
           {
+            order: 'status', // A2A §3.1.4: by status timestamp, newest first (A2A-24)
             limit: pageSize,
             ...(state === undefined ? {} : { states: [state] }),
             ...(params.contextId === '' ? {} : { sessionId: params.contextId }),
@@ -398,7 +406,7 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
         throw a2aErrorOf(error);
       }
       const jobs = page.jobs.filter(
-        (job) => afterMs === undefined || Date.parse(job.timing.updatedAt ?? job.timing.createdAt) > afterMs,
+        (job) => afterMs === undefined || Date.parse(statusTimeOf(job)) > afterMs,
       );
       const tasks = await Promise.all(
         jobs.map(async (job) => {

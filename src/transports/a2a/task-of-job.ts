@@ -127,6 +127,11 @@ export function artifactsOf(job: Job): Artifact[] {
   return artifacts;
 }
 
+/** When `job`'s status last changed (records from before `statusAt`: its last change). */
+export function statusTimeOf(job: Job): string {
+  return job.timing.statusAt ?? job.timing.updatedAt ?? job.timing.createdAt;
+}
+
 /** The status of `job` (in `state`, default its own); a failure carries a message naming the Plexus code. */
 export function statusOf(job: Job, state: JobState = job.state): TaskStatus {
   const error = state === job.state ? job.error : undefined;
@@ -147,7 +152,9 @@ export function statusOf(job: Job, state: JobState = job.state): TaskStatus {
                 plexusCode: error.code,
               },
             ),
-    timestamp: job.timing.updatedAt ?? job.timing.createdAt,
+    // the time of the latest status event (progress does not move it): the order of ListTasks
+    // (A2A §3.1.4, docs/decisions/a2a.md A2A-24, A2A-25)
+    timestamp: statusTimeOf(job),
   };
 }
 

@@ -81,7 +81,7 @@ export async function taskUpdates(
     const asked: Job = {
       ...job,
       // the time of the question, as the jobs projection records it (so its message id too)
-      timing: { ...job.timing, updatedAt: event.time },
+      timing: { ...job.timing, updatedAt: event.time, statusAt: event.time },
       state: 'INPUT_REQUIRED',
       input: {
         prompt: typeof prompt === 'string' ? prompt : '',

@@ -3,6 +3,8 @@
  * first, one page at a time.
  *
  * Query parameters (each at most once, except `state`):
+ * - `order`: `status` (the default: by each job's latest status change, as A2A's ListTasks) or
+ *   `submitted` (by submission: jobs never move between pages), JL-11.
  * - `state`: comma-separated; ESRP names (`queued`, `started`, `succeeded`, `failed`,
  *   `cancelled` — `started` includes INPUT_REQUIRED and AUTH_REQUIRED, `failed` includes
  *   REJECTED, as the ESRP face shows them) or D8 names (`SUBMITTED`, `WORKING`, …, any case).
@@ -21,10 +23,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ESRP_VERSION } from '../../core/esrp/model.js';
 import type { JsonObject } from '../../core/json.js';
 import {
+  JOB_LIST_ORDERS,
   MAX_JOB_LIST_LIMIT,
   badListParameter,
   listTenantOf,
   parseStateList,
+  type JobListOrder,
   type JobListQuery,
 } from '../../runtime/jobs/job-list-query.js';
 import { esrpJobAnswer } from './esrp-answer.js';
@@ -32,7 +36,7 @@ import type { FaceScope } from './face-scope.js';
 import type { FaceRouteConfig } from './faces.js';
 
 /** The query parameters `GET /v1/jobs` accepts. */
-export const JOB_LIST_PARAMETERS = ['state', 'verb', 'since', 'limit', 'cursor'] as const;
+export const JOB_LIST_PARAMETERS = ['order', 'state', 'verb', 'since', 'limit', 'cursor'] as const;
 
 function single(name: string, value: unknown): string {
   if (typeof value !== 'string') {
@@ -55,6 +59,18 @@ export function jobListQueryOf(raw: unknown): JobListQuery {
       case 'state':
         out.states = parseStateList(Array.isArray(value) ? value.map(String) : [String(value)]);
         break;
+      case 'order': {
+        const order = single(name, value);
+        if (!(JOB_LIST_ORDERS as readonly string[]).includes(order)) {
+          throw badListParameter(
+            'order',
+            `${JSON.stringify(order.slice(0, 40))} is not a listing order`,
+            JOB_LIST_ORDERS.join(', '),
+          );
+        }
+        out.order = order as JobListOrder;
+        break;
+      }
       case 'verb':
         out.verb = single(name, value);
         break;

@@ -130,6 +130,36 @@ describe('A2A TCK core operations (JSON-RPC)', () => {
     expect(last?.['nextPageToken'] ?? '').toBe('');
   });
 
+  it('CORE-LIST-003: ListTasks sorts by status timestamp, newest first (a status change moves a task up)', async () => {
+    const contextId = `tck-context-${randomUUID()}`;
+    const slow = await send('demo.slow', { seconds: 30 }, { returnImmediately: true }, { contextId });
+    const first = await send('echo.echo', { n: 1 }, undefined, { contextId });
+    const second = await send('echo.echo', { n: 2 }, undefined, { contextId });
+    const cancelled = (await rpc('CancelTask', { id: slow.id })).result as unknown as TaskJson;
+    expect(cancelled.status.state).toBe('TASK_STATE_CANCELED');
+    interface Listed extends TaskJson {
+      readonly status: { readonly state: string; readonly timestamp: string };
+    }
+    const listed = (await rpc('ListTasks', { contextId })).result?.['tasks'] as Listed[];
+    // the first task submitted was the last to change its status
+    expect(listed.map((t) => t.id)).toEqual([slow.id, second.id, first.id]);
+    const times = listed.map((t) => Date.parse(t.status.timestamp));
+    for (const time of times) expect(Number.isNaN(time)).toBe(false);
+    for (let i = 1; i < times.length; i++) expect(times[i - 1]).toBeGreaterThanOrEqual(times[i]!);
+    // page by page: the same order
+    const paged: string[] = [];
+    let pageToken = '';
+    for (let page = 0; page < 5; page++) {
+      const result = (
+        await rpc('ListTasks', { contextId, pageSize: 1, ...(pageToken === '' ? {} : { pageToken }) })
+      ).result;
+      paged.push(...(result?.['tasks'] as TaskJson[]).map((t) => t.id));
+      pageToken = (result?.['nextPageToken'] as string | undefined) ?? '';
+      if (pageToken === '') break;
+    }
+    expect(paged).toEqual(listed.map((t) => t.id));
+  });
+
   it('CORE-LIST-005: without includeArtifacts the tasks carry no artifacts field', async () => {
     const contextId = `tck-context-${randomUUID()}`;
     await send('echo.echo', { a: 1 }, undefined, { contextId });
