@@ -56,8 +56,8 @@ function body(i, plexus) {
   });
 }
 
-async function run(name, script, plexus) {
-  const server = await startServerProcess(new URL(`./node/servers/${script}`, import.meta.url), [], {
+async function run(name, script, plexus, args = []) {
+  const server = await startServerProcess(new URL(`./node/servers/${script}`, import.meta.url), args, {
     execArgv: ['--expose-gc'],
   });
   /** @type {{ tasks: number, heap: number, rss: number }[]} */
@@ -128,7 +128,10 @@ async function run(name, script, plexus) {
 
 const results = [];
 if (SERVERS.includes('sdk'))
-  results.push(await run('A2A SDK server (InMemoryTaskStore)', 'a2a-echo.js', false));
+  // `--tasks`: the SDK's executor answers each message as a completed task, kept in its store
+  results.push(
+    await run('A2A SDK server (a task per message, InMemoryTaskStore)', 'a2a-echo.js', false, ['--tasks']),
+  );
 if (SERVERS.includes('plexus'))
   results.push(await run('Plexus node (every task a job in the SQLite log)', 'plexus-node.js', true));
 

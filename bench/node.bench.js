@@ -38,7 +38,8 @@ export const PLEXUS_MCP_JSON = 'Plexus MCP, stateful, JSON replies';
 export const PLEXUS_MCP_SSE = 'Plexus MCP, stateful, SSE replies';
 /** The demo echo agent's tool on the MCP face (`agentName.verb`); its input is wrapped in `input`. */
 const MCP_ECHO_TOOL = 'Echo.echo.echo';
-const A2A_SDK = 'A2A SDK, JSON-RPC SendMessage';
+/** The SDK server answering each message as a task it keeps, as Plexus keeps a job (the target's baseline). */
+const A2A_SDK = 'A2A SDK, JSON-RPC SendMessage, a task per message';
 
 /** Starts a Plexus node in its own process (see bench/node/servers/plexus-node.js). */
 /** A loaded 2-core machine can take more than the default 15 s to import and start a node. */
@@ -53,7 +54,11 @@ const tracedPlexusNode = () =>
   startServerProcess(new URL('./node/servers/plexus-node.js', import.meta.url), ['--traced'], NODE_READY);
 /** The same, exporting OTLP/JSON (OpenTelemetry's JSON exporter) instead of protobuf. */
 const tracedJsonPlexusNode = () =>
-  startServerProcess(new URL('./node/servers/plexus-node.js', import.meta.url), ['--traced-json'], NODE_READY);
+  startServerProcess(
+    new URL('./node/servers/plexus-node.js', import.meta.url),
+    ['--traced-json'],
+    NODE_READY,
+  );
 
 /**
  * Every subject of the run, in table order. The load process imports this module and looks

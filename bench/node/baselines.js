@@ -2,6 +2,7 @@
 // 127.0.0.1, port 0, and every face echoes the same small JSON payload, so the rows differ
 // only in the stack that carries it.
 import { Role } from '@a2a-js/sdk';
+import { isDeepStrictEqual } from 'node:util';
 import { startServerProcess } from './server-process.js';
 
 const server = (/** @type {string} */ file) => new URL(`./servers/${file}`, import.meta.url);
@@ -87,5 +88,37 @@ export const subjects = [
       metadata: undefined,
     }),
     note: 'echo AgentExecutor publishing one Message; stock ClientFactory client',
+  },
+  {
+    name: 'A2A SDK, JSON-RPC SendMessage, a task per message',
+    start: () => startServerProcess(server('a2a-echo.js'), ['--tasks']),
+    client: 'a2a-sdk',
+    path: '/',
+    makeRequest: (i) => ({
+      tenant: '',
+      message: {
+        messageId: `bench-${i}`,
+        contextId: '',
+        taskId: '',
+        role: Role.ROLE_USER,
+        parts: [
+          {
+            content: { $case: 'text', value: JSON.stringify(payload(i)) },
+            metadata: undefined,
+            filename: '',
+            mediaType: '',
+          },
+        ],
+        metadata: undefined,
+        extensions: [],
+        referenceTaskIds: [],
+      },
+      configuration: undefined,
+      metadata: undefined,
+    }),
+    /** A completed task (state 3) whose artifact carries the parts sent. */
+    check: (/** @type {any} */ req, /** @type {any} */ result) =>
+      result?.status?.state === 3 && isDeepStrictEqual(result?.artifacts?.[0]?.parts, req.message.parts),
+    note: 'echo AgentExecutor answering as a task (Task, artifact, completed), kept in the InMemoryTaskStore; stock ClientFactory client; checked: COMPLETED, artifact = the parts sent',
   },
 ];

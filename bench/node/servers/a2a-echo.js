@@ -1,11 +1,14 @@
 // Baseline (d): the A2A JS SDK (`@a2a-js/sdk` 1.x, A2A protocol v1.0) answering `SendMessage`
 // over its JSON-RPC HTTP binding, wired as the SDK's samples do (express + `agentCardHandler`
 // + `jsonRpcHandler` over one `DefaultRequestHandler` with an `InMemoryTaskStore`). The
-// executor echoes: it publishes one agent Message carrying the user message's parts.
+// executor echoes: it publishes one agent Message carrying the user message's parts. With the
+// argument `--tasks` it answers as a task instead — the Task (submitted, the user message in its
+// history), an artifact with the message's parts, then the status completed — so every message
+// leaves a task in the `InMemoryTaskStore`, as every message leaves a job in Plexus's log.
 // Started as a child process.
 import { randomUUID } from 'node:crypto';
 import express from 'express';
-import { AGENT_CARD_PATH, Role } from '@a2a-js/sdk';
+import { AGENT_CARD_PATH, Role, TaskState } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { announce, HOST } from './announce.js';
@@ -31,6 +34,52 @@ const echoExecutor = {
   },
   cancelTask: () => Promise.resolve(),
 };
+
+const now = () => new Date().toISOString();
+
+/** @type {import('@a2a-js/sdk/server').AgentExecutor} */
+const taskExecutor = {
+  execute(context, bus) {
+    const base = { taskId: context.taskId, contextId: context.contextId };
+    bus.publish(
+      AgentEvent.task({
+        id: context.taskId,
+        contextId: context.contextId,
+        status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() },
+        artifacts: [],
+        history: [context.userMessage],
+        metadata: undefined,
+      }),
+    );
+    bus.publish(
+      AgentEvent.artifactUpdate({
+        ...base,
+        artifact: {
+          artifactId: randomUUID(),
+          name: 'echo',
+          description: '',
+          parts: context.userMessage.parts,
+          metadata: undefined,
+          extensions: [],
+        },
+        append: false,
+        lastChunk: true,
+        metadata: undefined,
+      }),
+    );
+    bus.publish(
+      AgentEvent.statusUpdate({
+        ...base,
+        status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: now() },
+        metadata: undefined,
+      }),
+    );
+    bus.finished();
+    return Promise.resolve();
+  },
+  cancelTask: () => Promise.resolve(),
+};
+const executor = process.argv.includes('--tasks') ? taskExecutor : echoExecutor;
 
 /** @param {number} port @returns {import('@a2a-js/sdk').AgentCard} */
 const agentCard = (port) => ({
@@ -74,7 +123,7 @@ const server = app.listen(0, HOST, () => {
   const requestHandler = new DefaultRequestHandler(
     agentCard(address.port),
     new InMemoryTaskStore(),
-    echoExecutor,
+    executor,
   );
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
   app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
