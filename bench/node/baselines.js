@@ -14,6 +14,30 @@ const server = (/** @type {string} */ file) => new URL(`./servers/${file}`, impo
  */
 export const payload = (i) => ({ text: 'hello, plexus', n: i });
 
+/** `SendMessage` params for request `i` as the SDK client takes them: the payload as one text part. */
+const a2aSendParams = (/** @type {number} */ i) => ({
+  tenant: '',
+  message: {
+    messageId: `bench-${i}`,
+    contextId: '',
+    taskId: '',
+    role: Role.ROLE_USER,
+    parts: [
+      {
+        content: { $case: 'text', value: JSON.stringify(payload(i)) },
+        metadata: undefined,
+        filename: '',
+        mediaType: '',
+      },
+    ],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  },
+  configuration: undefined,
+  metadata: undefined,
+});
+
 /** The MCP server modes measured (see servers/mcp-echo.js): [argv mode, row name, note]. */
 const MCP_MODES = [
   [
@@ -65,28 +89,7 @@ export const subjects = [
     start: () => startServerProcess(server('a2a-echo.js')),
     client: 'a2a-sdk',
     path: '/',
-    makeRequest: (i) => ({
-      tenant: '',
-      message: {
-        messageId: `bench-${i}`,
-        contextId: '',
-        taskId: '',
-        role: Role.ROLE_USER,
-        parts: [
-          {
-            content: { $case: 'text', value: JSON.stringify(payload(i)) },
-            metadata: undefined,
-            filename: '',
-            mediaType: '',
-          },
-        ],
-        metadata: undefined,
-        extensions: [],
-        referenceTaskIds: [],
-      },
-      configuration: undefined,
-      metadata: undefined,
-    }),
+    makeRequest: a2aSendParams,
     note: 'echo AgentExecutor publishing one Message; stock ClientFactory client',
   },
   {
@@ -94,28 +97,7 @@ export const subjects = [
     start: () => startServerProcess(server('a2a-echo.js'), ['--tasks']),
     client: 'a2a-sdk',
     path: '/',
-    makeRequest: (i) => ({
-      tenant: '',
-      message: {
-        messageId: `bench-${i}`,
-        contextId: '',
-        taskId: '',
-        role: Role.ROLE_USER,
-        parts: [
-          {
-            content: { $case: 'text', value: JSON.stringify(payload(i)) },
-            metadata: undefined,
-            filename: '',
-            mediaType: '',
-          },
-        ],
-        metadata: undefined,
-        extensions: [],
-        referenceTaskIds: [],
-      },
-      configuration: undefined,
-      metadata: undefined,
-    }),
+    makeRequest: a2aSendParams,
     /** A completed task (state 3) whose artifact carries the parts sent. */
     check: (/** @type {any} */ req, /** @type {any} */ result) =>
       result?.status?.state === 3 && isDeepStrictEqual(result?.artifacts?.[0]?.parts, req.message.parts),

@@ -1,13 +1,15 @@
 /**
  * What both orders of the job listing share (docs/decisions/job-listing.md JL-3, JL-4, JL-13):
  * the part of the log the jobs projection holds completely, the bounds on one page's log work,
- * and reading one `seq` window of the log's events of some types for the backward walk.
+ * reading one `seq` window of the log's events of some types, and the page walk itself — the
+ * projection's index first, then the log backwards — over a {@link ListingOrder}.
  */
 import type { Event } from '../../core/records/event.js';
+import { dateTimeToEpochNanos } from '../../core/records/datetime.js';
 import type { EventLog, SignalOptions } from '../../store/event-log.js';
 import type { ProjectionView } from '../../store/projection-view.js';
-import type { CheckedJobListQuery, JobPage } from './job-list-query.js';
-import { oldestFinishedSeq, type JobEntry, type JobsState } from './jobs-projection.js';
+import { jobMatches, type CheckedJobListQuery, type JobPage } from './job-list-query.js';
+import { jobEntryFromLog, oldestFinishedSeq, type JobEntry, type JobsState } from './jobs-projection.js';
 
 /** What the listing reads. */
 export interface JobListingComponents {
@@ -110,4 +112,79 @@ export async function eventsIn(
     if (last === undefined || page.length < READ_PAGE) return out;
     after = last.seq;
   }
+}
+
+/** One order of the job listing: its key, the projection's index by it, the events that set it. */
+export interface ListingOrder {
+  /** The job's order key: the `seq` of the event that set it. */
+  key(entry: JobEntry): number;
+  /** The projection's jobs, newest first by key, below `bound`. */
+  newestFirst(state: JobsState, bound: number): Iterable<JobEntry>;
+  /** The event types whose `seq` is a key (the backward walk reads these). */
+  readonly types: string | readonly string[];
+  /** The job `event` may list, before its entry is loaded; `undefined` skips the event. */
+  candidate(query: CheckedJobListQuery, event: Event): string | undefined;
+  /** Whether a job the projection no longer keeps can have `event` as its key (worth loading). */
+  loadable(event: Event): boolean;
+}
+
+/**
+ * A page of jobs in descending key below `walk.bound`: first the part of the range the
+ * projection holds completely, from its index (one synchronous walk); below it the log's
+ * events of the order's types backwards in windows, each job listed at the event that is its
+ * key only, taken from the projection or rebuilt from its own events.
+ */
+export async function walkPage(walk: PageWalk, order: ListingOrder): Promise<JobPage> {
+  const { components, query: q, bound, page, signal } = walk;
+  const { log, jobs } = components;
+  const signalOption = signal === undefined ? {} : { signal };
+
+  const state = jobs.state();
+  const floor = completeFrom(state, q.unfinishedOnly);
+  const items: JobEntry[] = [];
+  let more = floor > 1;
+  for (const entry of order.newestFirst(state, bound)) {
+    if (order.key(entry) < floor) break;
+    if (!jobMatches(q, entry.job)) continue;
+    if (items.length === q.limit) {
+      more = true; // one more match below the page
+      break;
+    }
+    items.push(entry);
+  }
+  const lastRecent = items[q.limit - 1];
+  if (lastRecent !== undefined) return page(items, more ? order.key(lastRecent) : undefined);
+
+  const max = workBounds(walk);
+  const stopBelow = stopBelowOf(q);
+  let examined = 0;
+  let loaded = 0;
+  let hi = Math.min(bound, floor) - 1; // inclusive
+  let window = FIRST_WINDOW;
+  while (hi >= 1) {
+    const lo = Math.max(0, hi - window);
+    const events = await eventsIn(log, order.types, lo, hi, q.tenant, signal);
+    for (let i = events.length - 1; i >= 0; i--) {
+      const event = events[i] as Event;
+      if (examined >= max.examined || loaded >= max.loaded) return page(items, event.seq + 1);
+      examined++;
+      // every event of a matching job was written after its creation (JL-5)
+      const written = stopBelow === undefined ? undefined : dateTimeToEpochNanos(event.time);
+      if (stopBelow !== undefined && written !== undefined && written < stopBelow) return page(items);
+      const id = order.candidate(q, event);
+      if (id === undefined) continue;
+      let entry = jobs.state().get(id);
+      if (entry === undefined) {
+        if (!order.loadable(event)) continue;
+        loaded++;
+        entry = await jobEntryFromLog(log, id, signalOption);
+      }
+      if (entry === undefined || order.key(entry) !== event.seq || !jobMatches(q, entry.job)) continue;
+      items.push(entry);
+      if (items.length === q.limit) return page(items, event.seq);
+    }
+    hi = lo;
+    window = nextWindow(window, events.length);
+  }
+  return page(items);
 }
