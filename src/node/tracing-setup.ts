@@ -27,7 +27,10 @@ export function otlpEndpoint(configured: string | undefined, env: NodeJS.Process
 }
 
 /** The environment variables naming the OTLP protocol, the more specific first (OpenTelemetry's own). */
-export const OTLP_PROTOCOL_ENV = ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL'] as const;
+export const OTLP_PROTOCOL_ENV = [
+  'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL',
+  'OTEL_EXPORTER_OTLP_PROTOCOL',
+] as const;
 
 /**
  * The protocol spans are sent with: the configured one, else the environment's, else
@@ -36,7 +39,10 @@ export const OTLP_PROTOCOL_ENV = ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EX
  * @throws PlexusError `INVALID_PARAMS` when the environment names a protocol Plexus does not
  * export with (`grpc`, a typo): refusing at start beats sending nothing.
  */
-export function otlpProtocol(configured: OtlpProtocol | undefined, env: NodeJS.ProcessEnv = process.env): OtlpProtocol {
+export function otlpProtocol(
+  configured: OtlpProtocol | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): OtlpProtocol {
   if (configured !== undefined) return configured;
   for (const name of OTLP_PROTOCOL_ENV) {
     const value = env[name]?.trim();
@@ -63,8 +69,7 @@ export function nodeTracingOf(
   if (!on) return undefined;
   return nodeTracing({
     exporter:
-      init.spanExporter ??
-      otlpExporter(otlpEndpoint(config?.endpoint), otlpProtocol(config?.protocol)),
+      init.spanExporter ?? otlpExporter(otlpEndpoint(config?.endpoint), otlpProtocol(config?.protocol)),
     instanceId: nodeId,
     // an exporter given in code (tests) gets each span as it ends; OTLP gets batches
     ...(init.spanExporter === undefined ? {} : { batch: false }),

@@ -45,7 +45,11 @@ if (traced) {
   await new Promise((done) => receiver?.listen(0, HOST, () => done(undefined)));
   const address = receiver.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
-  tracing = { endpoint: `http://${HOST}:${port}`, sampling: 1, protocol: tracedJson ? 'http/json' : 'http/protobuf' };
+  tracing = {
+    endpoint: `http://${HOST}:${port}`,
+    sampling: 1,
+    protocol: tracedJson ? 'http/json' : 'http/protobuf',
+  };
 }
 
 const node = createNode({
