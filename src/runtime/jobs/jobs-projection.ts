@@ -99,6 +99,15 @@ function retire(state: JobsState, id: string, retain: number): void {
   }
 }
 
+/** One order's index: job ids and the `seq` of their place, ascending. */
+interface OrderIndex {
+  ids: string[];
+  seqs: number[];
+}
+
+/** A job's place in one order: the `seq` of the event that set it. */
+type OrderKey = (entry: JobEntry) => number;
+
 /**
  * The jobs of a state in the order they were submitted (ascending `firstSeq`), kept beside the
  * state like {@link FINISHED}: the listing's index (OBS-52), so a page is a binary search and a
@@ -106,52 +115,7 @@ function retire(state: JobsState, id: string, retain: number): void {
  * use; from then on a job submitted is appended (`firstSeq` only grows: events apply in log
  * order) and a job retired is skipped when met, the array compacted once half of it is gone.
  */
-interface SubmitOrder {
-  ids: string[];
-  seqs: number[];
-}
-
-const SUBMITTED = new WeakMap<JobsState, SubmitOrder>();
-
-function submitOrder(state: JobsState): SubmitOrder {
-  let order = SUBMITTED.get(state);
-  if (order === undefined) {
-    const entries = [...state.values()].sort((a, b) => a.firstSeq - b.firstSeq);
-    order = { ids: entries.map((e) => e.job.id), seqs: entries.map((e) => e.firstSeq) };
-    SUBMITTED.set(state, order);
-  } else if (order.ids.length > 1024 && order.ids.length > 2 * state.size) {
-    const ids: string[] = [];
-    const seqs: number[] = [];
-    order.ids.forEach((id, i) => {
-      if (state.has(id)) {
-        ids.push(id);
-        seqs.push(order?.seqs[i] as number);
-      }
-    });
-    order.ids = ids;
-    order.seqs = seqs;
-  }
-  return order;
-}
-
-/**
- * The jobs of `state` submitted before `below` (`firstSeq < below`), newest first, without
- * looking at any job submitted later.
- */
-export function* jobsNewestFirst(state: JobsState, below: number): Generator<JobEntry, void, undefined> {
-  const { ids, seqs } = submitOrder(state);
-  let lo = 0;
-  let hi = seqs.length; // the first index whose seq is ≥ below
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((seqs[mid] as number) < below) lo = mid + 1;
-    else hi = mid;
-  }
-  for (let i = lo - 1; i >= 0; i--) {
-    const entry = state.get(ids[i] as string);
-    if (entry !== undefined && entry.firstSeq === seqs[i]) yield entry;
-  }
-}
+const SUBMITTED = new WeakMap<JobsState, OrderIndex>();
 
 /**
  * The jobs of a state in the order of their latest status event (ascending `statusSeq`), kept
@@ -161,20 +125,25 @@ export function* jobsNewestFirst(state: JobsState, below: number): Generator<Job
  * (the place's `seq` is not the job's `statusSeq`), and the array is compacted once half of it
  * is stale.
  */
-const STATUS_ORDER = new WeakMap<JobsState, SubmitOrder>();
+const STATUS_ORDER = new WeakMap<JobsState, OrderIndex>();
 
-function statusOrder(state: JobsState): SubmitOrder {
-  let order = STATUS_ORDER.get(state);
+/**
+ * The index of `state` in the order of `key`, built from the state on first use; compacted
+ * (places whose job is gone or has moved on dropped) once it holds more than twice the jobs.
+ */
+function orderIndex(state: JobsState, cache: WeakMap<JobsState, OrderIndex>, key: OrderKey): OrderIndex {
+  let order = cache.get(state);
   if (order === undefined) {
-    const entries = [...state.values()].sort((a, b) => a.statusSeq - b.statusSeq);
-    order = { ids: entries.map((e) => e.job.id), seqs: entries.map((e) => e.statusSeq) };
-    STATUS_ORDER.set(state, order);
+    const entries = [...state.values()].sort((a, b) => key(a) - key(b));
+    order = { ids: entries.map((e) => e.job.id), seqs: entries.map(key) };
+    cache.set(state, order);
   } else if (order.ids.length > 1024 && order.ids.length > 2 * state.size) {
     const ids: string[] = [];
     const seqs: number[] = [];
     order.ids.forEach((id, i) => {
       const seq = order?.seqs[i] as number;
-      if (state.get(id)?.statusSeq === seq) {
+      const entry = state.get(id);
+      if (entry !== undefined && key(entry) === seq) {
         ids.push(id);
         seqs.push(seq);
       }
@@ -183,6 +152,38 @@ function statusOrder(state: JobsState): SubmitOrder {
     order.seqs = seqs;
   }
   return order;
+}
+
+/** The jobs of `state` whose `key` is below `below`, newest first, skipping stale places. */
+function* newestFirst(
+  state: JobsState,
+  cache: WeakMap<JobsState, OrderIndex>,
+  key: OrderKey,
+  below: number,
+): Generator<JobEntry, void, undefined> {
+  const { ids, seqs } = orderIndex(state, cache, key);
+  let lo = 0;
+  let hi = seqs.length; // the first index whose seq is ≥ below
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((seqs[mid] as number) < below) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let i = lo - 1; i >= 0; i--) {
+    const entry = state.get(ids[i] as string);
+    if (entry !== undefined && key(entry) === seqs[i]) yield entry;
+  }
+}
+
+const firstSeqOf: OrderKey = (entry) => entry.firstSeq;
+const statusSeqOf: OrderKey = (entry) => entry.statusSeq;
+
+/**
+ * The jobs of `state` submitted before `below` (`firstSeq < below`), newest first, without
+ * looking at any job submitted later.
+ */
+export function jobsNewestFirst(state: JobsState, below: number): Generator<JobEntry, void, undefined> {
+  return newestFirst(state, SUBMITTED, firstSeqOf, below);
 }
 
 /** Notes in the status-order index, when built, that job `id` had a status event at `seq`. */
@@ -198,22 +199,11 @@ function noteStatus(state: JobsState, id: string, seq: number): void {
  * The jobs of `state` whose latest status event is before `below` (`statusSeq < below`), in
  * descending `statusSeq`, without looking at any job whose status changed later.
  */
-export function* jobsByStatusNewestFirst(
+export function jobsByStatusNewestFirst(
   state: JobsState,
   below: number,
 ): Generator<JobEntry, void, undefined> {
-  const { ids, seqs } = statusOrder(state);
-  let lo = 0;
-  let hi = seqs.length; // the first index whose seq is ≥ below
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((seqs[mid] as number) < below) lo = mid + 1;
-    else hi = mid;
-  }
-  for (let i = lo - 1; i >= 0; i--) {
-    const entry = state.get(ids[i] as string);
-    if (entry !== undefined && entry.statusSeq === seqs[i]) yield entry;
-  }
+  return newestFirst(state, STATUS_ORDER, statusSeqOf, below);
 }
 
 /**
