@@ -14,22 +14,19 @@ const server = (/** @type {string} */ file) => new URL(`./servers/${file}`, impo
  */
 export const payload = (i) => ({ text: 'hello, plexus', n: i });
 
-/** `SendMessage` params for request `i` as the SDK client takes them: the payload as one text part. */
-const a2aSendParams = (/** @type {number} */ i) => ({
+/**
+ * `SendMessage` params as the SDK client takes them: one user message with one part of
+ * `content` (a part's `content` oneof, e.g. `{ $case: 'text', value }`).
+ * @param {string} messageId @param {unknown} content
+ */
+export const a2aSendMessage = (messageId, content) => ({
   tenant: '',
   message: {
-    messageId: `bench-${i}`,
+    messageId,
     contextId: '',
     taskId: '',
     role: Role.ROLE_USER,
-    parts: [
-      {
-        content: { $case: 'text', value: JSON.stringify(payload(i)) },
-        metadata: undefined,
-        filename: '',
-        mediaType: '',
-      },
-    ],
+    parts: [{ content, metadata: undefined, filename: '', mediaType: '' }],
     metadata: undefined,
     extensions: [],
     referenceTaskIds: [],
@@ -37,6 +34,10 @@ const a2aSendParams = (/** @type {number} */ i) => ({
   configuration: undefined,
   metadata: undefined,
 });
+
+/** `SendMessage` params for request `i`: the payload as one text part. */
+const a2aSendParams = (/** @type {number} */ i) =>
+  a2aSendMessage(`bench-${i}`, { $case: 'text', value: JSON.stringify(payload(i)) });
 
 /** The MCP server modes measured (see servers/mcp-echo.js): [argv mode, row name, note]. */
 const MCP_MODES = [

@@ -4,7 +4,7 @@
 // cache is not an invocation.
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { payload } from './baselines.js';
+import { a2aSendMessage, payload } from './baselines.js';
 
 /**
  * A synchronous ESRP v1 request for `echo.echo` (`target` = the echo agent's service and
@@ -69,28 +69,7 @@ export function wsEchoRequest(i) {
  * @param {number} i the request index
  */
 export function a2aEchoRequest(i) {
-  return {
-    tenant: '',
-    message: {
-      messageId: randomUUID(),
-      contextId: '',
-      taskId: '',
-      role: 1, // ROLE_USER
-      parts: [
-        {
-          content: { $case: 'data', value: { verb: 'echo.echo', input: payload(i) } },
-          metadata: undefined,
-          filename: '',
-          mediaType: '',
-        },
-      ],
-      metadata: undefined,
-      extensions: [],
-      referenceTaskIds: [],
-    },
-    configuration: undefined,
-    metadata: undefined,
-  };
+  return a2aSendMessage(randomUUID(), { $case: 'data', value: { verb: 'echo.echo', input: payload(i) } });
 }
 
 /**
