@@ -210,18 +210,21 @@ export const targets = [
     baseline: A2A_SDK,
     min: 2,
     label: '>= 2x the A2A SDK server (InMemoryTaskStore), persisting every task',
+    capacity: true,
   },
   {
     subject: PLEXUS_MCP_JSON,
     baseline: 'MCP SDK, stateful, JSON replies',
     min: 3,
     label: '>= 3x the MCP SDK server, stateful JSON replies, recording every call',
+    capacity: true,
   },
   {
     subject: PLEXUS_MCP_SSE,
     baseline: 'MCP SDK, stateful, SSE replies',
     min: 3,
     label: '>= 3x the MCP SDK server, stateful SSE replies, recording every call',
+    capacity: true,
   },
   // For scale: how far the bare transports themselves clear the 20x bar in this harness (the
   // ceiling a Plexus face over the same transport and client can approach, never pass).

@@ -9,6 +9,8 @@ export interface Target {
   label: string;
   /** The bare server over the same transport and load client. */
   transport?: string;
+  /** The baseline is another server driven by the same stock client: compare CPU per call too. */
+  capacity?: boolean;
 }
 
 /** A subject's figures: medians over rounds, and the range of req/s. */
@@ -23,3 +25,4 @@ export function budgetLines(
   cores: number,
   log?: { usPerCall: number; eventsPerCall: number; mergedUsPerCall?: number },
 ): string[];
+export function capacityLines(rows: Row[], targets: Target[]): string[];

@@ -10,6 +10,9 @@
  * @property {string} [transport] the bare server over the same transport and load client
  *   (e.g. "node:http echo"): when given, {@link budgetLines} compares the rate the target
  *   needs with what this machine's cores allow
+ * @property {boolean} [capacity] the baseline is another server driven by the same stock client:
+ *   {@link capacityLines} also compares the servers' CPU per call and shows the most this
+ *   harness can measure with that client on this machine's cores
  *
  * @typedef {import('./load.js').LoadResult & { rounds: number, rpsMin: number, rpsMax: number }} Row
  *   a subject's figures: the median over rounds of each column, and the range of req/s
@@ -144,6 +147,39 @@ export function budgetLines(rows, targets, cores, log) {
       }
     } else if (top !== undefined && low > top) {
       line += " — above the bare transport's own ceiling";
+    }
+    return [line];
+  });
+}
+
+/**
+ * One line per target marked `capacity`: the two servers compared by what they cost, not by
+ * what one load process can drive — server capacity = calls per second of server CPU (all
+ * threads), so the ratio is the baseline's CPU per call over the subject's — and the harness
+ * ceiling: with the load generator's CPU per call as measured on the baseline row (the same
+ * stock client), the throughput ratio this machine can show at most, even for a server that
+ * cost nothing: `(load + baseline server) / load` µs per call. When the target's ratio is above
+ * that ceiling, no server can meet it in this harness on this machine; the capacity ratio is
+ * then the figure that says how far the server itself is.
+ * @param {Row[]} rows
+ * @param {Target[]} targets
+ */
+export function capacityLines(rows, targets) {
+  const byName = new Map(rows.map((r) => [r.name, r]));
+  return targets.flatMap((t) => {
+    if (t.capacity !== true || Array.isArray(t.baseline)) return [];
+    const subject = byName.get(t.subject);
+    const base = byName.get(t.baseline);
+    if (subject?.serverUsPerCall === undefined || base?.serverUsPerCall === undefined) return [];
+    const capacity = base.serverUsPerCall / subject.serverUsPerCall;
+    let line =
+      `- ${t.subject} ${t.label}: server capacity ${capacity.toFixed(2)}x (CPU per call ${count(subject.serverUsPerCall)} µs ` +
+      `against ${count(base.serverUsPerCall)} µs) — ${capacity >= t.min ? 'MET' : 'NOT MET'} by capacity`;
+    if (base.loadCpu !== undefined && base.rps > 0) {
+      const loadUs = (base.loadCpu * 1e6) / base.rps;
+      const most = (loadUs + base.serverUsPerCall) / loadUs;
+      line += `; the stock client costs ${count(loadUs)} µs a call, so this harness shows at most ${most.toFixed(2)}x in throughput even for a server that costs nothing`;
+      if (most < t.min) line += ` — the ${t.min}x throughput target CANNOT be shown on this machine`;
     }
     return [line];
   });

@@ -3,7 +3,7 @@
 import os from 'node:os';
 import { median } from '../lib.js';
 import { forkLoad } from './load.js';
-import { budgetLines, ratioLines, table } from './report.js';
+import { budgetLines, capacityLines, ratioLines, table } from './report.js';
 
 /**
  * @typedef {object} BenchInit
@@ -125,6 +125,12 @@ export async function runBench(init) {
   const notes = selected.filter((s) => s.note !== undefined).map((s) => `- ${s.name}: ${s.note}`);
   if (notes.length > 0) console.log(`\n${notes.join('\n')}`);
   console.log(`\nTargets (throughput ratios, same run):\n\n${ratioLines(rows, init.targets).join('\n')}`);
+  const capacity = capacityLines(rows, init.targets);
+  if (capacity.length > 0) {
+    console.log(
+      `\nServer capacity (calls per second of server CPU, all threads; same stock client on both rows):\n\n${capacity.join('\n')}`,
+    );
+  }
   let log;
   if (init.logFloor !== undefined && rows.length > 0) {
     try {

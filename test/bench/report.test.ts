@@ -2,7 +2,15 @@
 // the budget lines that say whether a target is within what the machine allows. Pure
 // functions over made-up rows; no load is run.
 import { describe, expect, it } from 'vitest';
-import { budgetLines, ceiling, ratioLines, table, type Row, type Target } from '../../bench/node/report.js';
+import {
+  budgetLines,
+  capacityLines,
+  ceiling,
+  ratioLines,
+  table,
+  type Row,
+  type Target,
+} from '../../bench/node/report.js';
 
 function row(name: string, rps: number, serverCpu: number, loadCpu: number): Row {
   return {
@@ -85,5 +93,23 @@ describe('bench report', () => {
     const plain: Target = { subject: 'face', baseline: 'bare', min: 0.3, label: '>= 30% of bare' };
     expect(budgetLines([bare, face], [plain], 2)).toEqual([]);
     expect(ratioLines([bare, face], [plain])).toEqual(['- face >= 30% of bare: 20% of bare — NOT MET']);
+  });
+
+  it('compares servers by CPU per call and shows the most the stock client lets the harness show', () => {
+    // SDK server: 500 req/s at 60% of a core (1,200 µs a call), its client at 70% (1,400 µs a call).
+    const sdk = row('sdk', 500, 0.6, 0.7);
+    // Plexus: 400 req/s at 16% (400 µs a call): 3x the SDK's capacity, 0.8x its throughput.
+    const ours = row('ours', 400, 0.16, 0.7);
+    const target: Target = { subject: 'ours', baseline: 'sdk', min: 2, label: '>= 2x', capacity: true };
+    const [line] = capacityLines([sdk, ours], [target]);
+    expect(line).toContain('server capacity 3.00x (CPU per call 400 µs against 1,200 µs) — MET by capacity');
+    // (1,400 + 1,200) / 1,400 = 1.86x at most, below the 2x target
+    expect(line).toContain('the stock client costs 1,400 µs a call, so this harness shows at most 1.86x');
+    expect(line).toContain('CANNOT be shown on this machine');
+    const cheap = row('cheap', 1_000, 0.6, 0.2); // client 200 µs a call: at most 4x
+    const [ok] = capacityLines([cheap, ours], [{ ...target, baseline: 'cheap' }]);
+    expect(ok).toContain('NOT MET by capacity');
+    expect(ok).not.toContain('CANNOT');
+    expect(capacityLines([sdk, ours], [{ ...target, capacity: undefined }])).toEqual([]);
   });
 });
