@@ -5,7 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { AgentCard } from '../../core/records/agent-card.js';
-import type { Runtime } from '../../runtime/index.js';
+import type { Registry, Runtime } from '../../runtime/index.js';
 import { agentA2aCard, nodeA2aCard, type A2aCard } from './a2a-card.js';
 
 /** One endpoint: the agents a message may name there, and its card. */
@@ -30,12 +30,60 @@ function isLocal(card: AgentCard): boolean {
   return (card.origin ?? 'local') === 'local';
 }
 
+/** A registry's cards split by origin, with the cards they were made from (in its own order). */
+interface CardLists {
+  readonly from: readonly AgentCard[];
+  readonly local: readonly AgentCard[];
+  readonly remote: readonly AgentCard[];
+}
+
+const cardListsOf = new WeakMap<Registry, CardLists>();
+
+/**
+ * The local and the remote cards of `registry`, sorted by id, the same arrays while no card
+ * changed (A2A-29): the registry replaces a card's object on every change, so comparing its
+ * cards by identity tells, without sorting, whether the last lists still hold; a message's
+ * skill resolution is kept per array (message-verb.ts).
+ */
+function cardLists(registry: Registry): CardLists {
+  const entries = registry.view.state();
+  const known = cardListsOf.get(registry);
+  if (known !== undefined && known.from.length === entries.size) {
+    let i = 0;
+    let same = true;
+    for (const entry of entries.values()) {
+      if (entry.card !== known.from[i++]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return known;
+  }
+  const from = [...entries.values()].map((entry) => entry.card);
+  const all = registry.list();
+  const lists = { from, local: all.filter(isLocal), remote: all.filter((card) => !isLocal(card)) };
+  cardListsOf.set(registry, lists);
+  return lists;
+}
+
+const singletons = new WeakMap<AgentCard, readonly AgentCard[]>();
+
+/** `[card]`, the same array for the same card. */
+function only(card: AgentCard): readonly AgentCard[] {
+  let list = singletons.get(card);
+  if (list === undefined) {
+    list = [card];
+    singletons.set(card, list);
+  }
+  return list;
+}
+
 /** The node's endpoint. */
 export function nodeEndpoint(runtime: Runtime, nodeId: string, baseUrl: string): A2aEndpoint {
   const { registry } = runtime.agents;
   return {
-    cards: () => registry.list().filter(isLocal),
-    reachable: () => registry.list().filter((card) => !isLocal(card)),
+    cards: () => cardLists(registry).local,
+    reachable: () => cardLists(registry).remote,
     card: () => nodeA2aCard(nodeId, registry.list(), baseUrl),
   };
 }
@@ -49,7 +97,7 @@ export function agentEndpoint(runtime: Runtime, agentId: string, baseUrl: string
   return {
     cards: () => {
       const card = current();
-      return card === undefined ? [] : [card];
+      return card === undefined ? [] : only(card);
     },
     reachable: () => [],
     card: () => agentA2aCard(current() ?? agent, baseUrl),

@@ -13,6 +13,7 @@ export const A2A_VERSION_HEADER = 'a2a-version';
  * @example requestedA2aVersion('1.0.2') === '1.0'
  */
 export function requestedA2aVersion(header: string | readonly string[] | undefined): string {
+  if (header === '1.0') return header; // what every v1.0 client sends
   const text = typeof header === 'string' ? header.trim() : '';
   if (text === '') return '0.3';
   const match = /^(\d{1,4})\.(\d{1,4})(?:\.\d{1,4})?$/.exec(text);

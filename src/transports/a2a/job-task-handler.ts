@@ -7,9 +7,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
+  AgentCard as SdkAgentCardCodec,
   Message as MessageCodec,
   TaskState,
-  type AgentCard as SdkAgentCard,
   type CancelTaskRequest,
   type DeleteTaskPushNotificationConfigRequest,
   type GetTaskPushNotificationConfigRequest,
@@ -33,7 +33,6 @@ import {
 } from '@a2a-js/sdk/errors';
 import type { Envelope } from '../../core/envelope.js';
 import { isJsonObject, type JsonObject } from '../../core/json.js';
-import type { AgentCard } from '../../core/records/agent-card.js';
 import { isTerminalJobState, type Job, type JobState } from '../../core/records/job.js';
 import type { InvocationContext, Principal, Runtime } from '../../runtime/index.js';
 import type { JobEvent } from '../../runtime/jobs/job-events.js';
@@ -53,6 +52,7 @@ import {
 import { jobStateOfEvent, taskUpdates } from './task-updates.js';
 import type { PushConfig, PushConfigs } from './push-configs.js';
 import { checkPushUrl, type PushTargetPolicy } from './push-target.js';
+import type { A2aEndpoint } from './a2a-endpoint.js';
 import { tracestateOfMeta, traceparentOfMeta } from '../trace-headers.js';
 
 declare module '../../runtime/context.js' {
@@ -107,22 +107,33 @@ function callerOf(context: ServerCallContext): A2aCaller {
   return caller;
 }
 
-/** What the handler needs. */
+const ENDPOINT_KEY = 'plexus.a2a.endpoint';
+
+/**
+ * Puts the endpoint a request reached on `context` (A2A-29): one handler serves every
+ * endpoint, each request naming its own.
+ */
+export function setA2aEndpoint(context: ServerCallContext, endpoint: A2aEndpoint): void {
+  context.state.set(ENDPOINT_KEY, endpoint);
+}
+
+function endpointOf(context: ServerCallContext): A2aEndpoint {
+  const endpoint = context.state.get(ENDPOINT_KEY) as A2aEndpoint | undefined;
+  if (endpoint === undefined) throw new RequestMalformedError('the request reached no A2A endpoint');
+  return endpoint;
+}
+
+/** What the handler needs (the endpoint of each request comes with its context: {@link setA2aEndpoint}). */
 export interface JobTaskHandlerInit {
   readonly runtime: Runtime;
-  /** The cards of the endpoint's agents (the node's local agents, or one agent). */
-  cards(): readonly AgentCard[];
-  /** Remote cards a message may name when the endpoint's own do not offer the name (MESH-33). */
-  reachable?(): readonly AgentCard[];
-  /** The endpoint's A2A card in the SDK's form. */
-  agentCard(): SdkAgentCard;
   /** Push notification configs and where they may point; absent = not supported. */
   readonly push?: { readonly configs: PushConfigs; readonly policy: PushTargetPolicy };
 }
 
 /**
- * The handler.
- * @example new JsonRpcTransportHandler(jobTaskHandler({ runtime, cards, agentCard }));
+ * The handler, one for every request of a face: the caller ({@link setA2aCaller}) and the
+ * endpoint ({@link setA2aEndpoint}) come with each request's context.
+ * @example new JsonRpcTransportHandler(jobTaskHandler({ runtime }));
  */
 export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
   const { runtime } = init;
@@ -166,6 +177,7 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
   function prepare(
     params: SendMessageRequest,
     caller: A2aCaller,
+    endpoint: A2aEndpoint,
   ): { envelope: Envelope; context: InvocationContext; message: Message } {
     const sent = params.message;
     if (sent === undefined) throw new RequestMalformedError('params.message is required');
@@ -182,7 +194,7 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
     const { principal } = caller;
     let call;
     try {
-      call = messageCall(sent, init.cards(), init.reachable?.() ?? []);
+      call = messageCall(sent, endpoint.cards(), endpoint.reachable());
     } catch (error) {
       throw a2aErrorOf(error);
     }
@@ -258,8 +270,9 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
   async function submit(
     params: SendMessageRequest,
     caller: A2aCaller,
+    endpoint: A2aEndpoint,
   ): Promise<{ job: Job; message: Message }> {
-    const { envelope, context, message } = prepare(params, caller);
+    const { envelope, context, message } = prepare(params, caller, endpoint);
     try {
       const { job } = await runtime.submit(envelope, context, { signal: caller.signal });
       return { job, message };
@@ -269,8 +282,12 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
   }
 
   /** Runs the job a message asks for to its end (a blocking send: the runtime's sync path). */
-  async function run(params: SendMessageRequest, caller: A2aCaller): Promise<{ job: Job; message: Message }> {
-    const { envelope, context, message } = prepare(params, caller);
+  async function run(
+    params: SendMessageRequest,
+    caller: A2aCaller,
+    endpoint: A2aEndpoint,
+  ): Promise<{ job: Job; message: Message }> {
+    const { envelope, context, message } = prepare(params, caller, endpoint);
     let invocation;
     try {
       invocation = await runtime.invoke(envelope, context, { signal: caller.signal });
@@ -314,7 +331,10 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
   }
 
   return {
-    getAgentCard: () => Promise.resolve(init.agentCard()),
+    // the SDK asks for the card without a context (the v0.3 layer, before a stream): a
+    // request's own handler answers it (withAgentCard)
+    getAgentCard: () =>
+      Promise.reject(new RequestMalformedError('the agent card is read from a request endpoint')),
 
     getAuthenticatedExtendedAgentCard() {
       // the cards declare no extended card (capabilities.extendedAgentCard absent): A2A §3.3.4
@@ -334,10 +354,10 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
         return taskWithHistory(job, caller, historyLength);
       }
       if (params.configuration?.returnImmediately === true) {
-        const { job, message } = await submit(params, caller);
+        const { job, message } = await submit(params, caller, endpointOf(context));
         return taskOf(job, { message, ...keep });
       }
-      const { job, message } = await run(params, caller);
+      const { job, message } = await run(params, caller, endpointOf(context));
       return taskOf(job, { message, ...keep });
     },
 
@@ -347,7 +367,7 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
         yield* follow(await answer(params, caller), caller, { refuseFinished: false });
         return;
       }
-      const { job, message } = await submit(params, caller);
+      const { job, message } = await submit(params, caller, endpointOf(context));
       yield* follow(job, caller, { refuseFinished: false, message });
     },
 
@@ -487,6 +507,14 @@ export function jobTaskHandler(init: JobTaskHandlerInit): A2ARequestHandler {
       await push.configs.delete(config, { signal: caller.signal });
     },
   };
+}
+
+/**
+ * `handler` answering `getAgentCard` with `endpoint`'s card, for the SDK code that reads the
+ * card without a call context (the v0.3 layer checks `capabilities.streaming` before a stream).
+ */
+export function withAgentCard(handler: A2ARequestHandler, endpoint: A2aEndpoint): A2ARequestHandler {
+  return { ...handler, getAgentCard: () => Promise.resolve(SdkAgentCardCodec.fromJSON(endpoint.card())) };
 }
 
 function sdkConfig(config: PushConfig): TaskPushNotificationConfig {

@@ -7,9 +7,8 @@
  * Streaming methods answer `text/event-stream`, one JSON-RPC response per `data:` line.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AgentCard as SdkAgentCardCodec } from '@a2a-js/sdk';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
-import { JsonRpcTransportHandler, type A2ARequestHandler } from '@a2a-js/sdk/server';
+import { JsonRpcTransportHandler } from '@a2a-js/sdk/server';
 import { VersionNotSupportedError, toJsonRpcError } from '@a2a-js/sdk/errors';
 import { A2A_VERSION_HEADER, requestedA2aVersion } from './a2a-version.js';
 import { decodeJsonText } from '../../core/bounded-json.js';
@@ -17,21 +16,12 @@ import { toPlexusError } from '../../core/errors.js';
 import { a2aCallContext } from './a2a-call-context.js';
 import { sendSse, type A2aRoutesInit, type SseForm } from './a2a-sse.js';
 import { agentEndpoint, baseUrlOf, nodeEndpoint, type A2aEndpoint } from './a2a-endpoint.js';
-import { jobTaskHandler } from './job-task-handler.js';
+import { jobTaskHandler, withAgentCard } from './job-task-handler.js';
 
 export { A2A_VERSION_HEADER } from './a2a-version.js';
 
 /** What the routes need from the face. */
 export type A2aRpcRoutesInit = A2aRoutesInit;
-
-interface Handlers {
-  readonly v1: JsonRpcTransportHandler;
-  readonly legacy: LegacyJsonRpcTransportHandler;
-}
-
-function handlersOf(handler: A2ARequestHandler): Handlers {
-  return { v1: new JsonRpcTransportHandler(handler), legacy: new LegacyJsonRpcTransportHandler(handler) };
-}
 
 function rpcError(id: unknown, error: { code: number; message: string; data?: unknown }): string {
   return JSON.stringify({
@@ -59,6 +49,9 @@ function rpcSse(id: unknown, legacy: boolean): SseForm<unknown> {
 /** Registers the JSON-RPC routes on `app` (a context that reads bodies as text). */
 export function registerA2aRpcRoutes(app: FastifyInstance, init: A2aRpcRoutesInit): void {
   const { runtime } = init;
+  // one handler for every request (A2A-29): each request's caller and endpoint ride its context
+  const handler = jobTaskHandler({ runtime, ...(init.push === undefined ? {} : { push: init.push }) });
+  const v1 = new JsonRpcTransportHandler(handler);
 
   const serve = async (
     request: FastifyRequest,
@@ -102,20 +95,17 @@ export function registerA2aRpcRoutes(app: FastifyInstance, init: A2aRpcRoutesIni
       await reply.type('application/json').send(rpcError(id, toJsonRpcError(error)));
       return;
     }
-    const { context, abort } = a2aCallContext(reply, init.callerOf(request), legacy ? '0.3' : '1.0');
-    const handlers = handlersOf(
-      jobTaskHandler({
-        runtime,
-        cards: () => endpoint.cards(),
-        reachable: () => endpoint.reachable(),
-        agentCard: () => SdkAgentCardCodec.fromJSON(endpoint.card()),
-        ...(init.push === undefined ? {} : { push: init.push }),
-      }),
+    const { context, abort } = a2aCallContext(
+      reply,
+      init.callerOf(request),
+      legacy ? '0.3' : '1.0',
+      endpoint,
     );
     const rpc = body as Record<string, unknown>;
+    // the v0.3 layer reads the endpoint's card without a context: a handler of its own
     const answer = legacy
-      ? await handlers.legacy.handle(rpc, context)
-      : await handlers.v1.handle(rpc, context);
+      ? await new LegacyJsonRpcTransportHandler(withAgentCard(handler, endpoint)).handle(rpc, context)
+      : await v1.handle(rpc, context);
     if (isStream(answer)) {
       await sendSse(reply, answer, rpcSse(id, legacy), abort, init.track);
       return;

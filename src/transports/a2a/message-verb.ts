@@ -80,9 +80,29 @@ function unknownSkill(name: string, cards: readonly AgentCard[]): PlexusError {
   );
 }
 
+/**
+ * Names already resolved among a list of cards, per list (A2A-29): the endpoints hand out the
+ * same array while no card changed, so a message naming a known skill skips the scan of every
+ * card. Only names some card offers are kept, so a list's entries are bounded by its verbs.
+ */
+const resolved = new WeakMap<readonly AgentCard[], Map<string, Named>>();
+
+function resolveKnown(name: string, cards: readonly AgentCard[]): Named {
+  let names = resolved.get(cards);
+  const known = names?.get(name);
+  if (known !== undefined) return known;
+  const named = resolveAmong(name, cards);
+  if (names === undefined) {
+    names = new Map();
+    resolved.set(cards, names);
+  }
+  names.set(name, named);
+  return named;
+}
+
 function resolveName(name: string, cards: readonly AgentCard[], reachable: readonly AgentCard[] = []): Named {
   try {
-    return resolveAmong(name, cards);
+    return resolveKnown(name, cards);
   } catch (error) {
     if (reachable.length === 0) throw error;
     try {

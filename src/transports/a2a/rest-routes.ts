@@ -227,6 +227,8 @@ const extendedCard: Operation = async (handler, context) => ({
 /** Registers the REST routes on `app` (a context that reads bodies as text, after authentication). */
 export function registerA2aRestRoutes(app: FastifyInstance, init: A2aRestRoutesInit): void {
   const { runtime } = init;
+  // one handler for every request (A2A-29): each request's caller and endpoint ride its context
+  const handler = jobTaskHandler({ runtime, ...(init.push === undefined ? {} : { push: init.push }) });
 
   const run = async (
     request: FastifyRequest,
@@ -254,14 +256,7 @@ export function registerA2aRestRoutes(app: FastifyInstance, init: A2aRestRoutesI
       }
       return value as Record<string, unknown>;
     };
-    const { context, abort } = a2aCallContext(reply, init.callerOf(request), '1.0');
-    const handler = jobTaskHandler({
-      runtime,
-      cards: () => endpoint.cards(),
-      reachable: () => endpoint.reachable(),
-      agentCard: () => SdkAgentCardCodec.fromJSON(endpoint.card()),
-      ...(init.push === undefined ? {} : { push: init.push }),
-    });
+    const { context, abort } = a2aCallContext(reply, init.callerOf(request), '1.0', endpoint);
     let answer;
     try {
       answer = await operation(handler, context, request, body);
