@@ -122,10 +122,13 @@ function writerMain(
   const COLUMNS = 'seq, cid, prev, type, data, causation, trace, tenant, time';
   const CHUNK = 16;
   const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?)';
-  const one = db.prepare('INSERT INTO events (' + COLUMNS + ') VALUES ' + ROW);
-  const many = db.prepare(
-    'INSERT INTO events (' + COLUMNS + ') VALUES ' + Array.from({ length: CHUNK }, () => ROW).join(', '),
-  );
+  // One INSERT of k rows per k in 1..CHUNK, prepared on first use: a batch's rows go in one
+  // statement per CHUNK rows and one for the rest, not one statement per row (Perf-P6-004).
+  const inserts: any[] = [];
+  const insertOf = (k: number): any =>
+    (inserts[k] ??= db.prepare(
+      'INSERT INTO events (' + COLUMNS + ') VALUES ' + Array.from({ length: k }, () => ROW).join(', '),
+    ));
   const lastRow = db.prepare('SELECT seq, cid FROM events ORDER BY seq DESC LIMIT 1');
   const CONFLICT = { conflict: true };
   // The head this writer last committed (or found): the chain continues from it.
@@ -177,12 +180,12 @@ function writerMain(
       prev = cid;
       cids += cid;
       if (++rows === CHUNK) {
-        many.run(params);
+        insertOf(CHUNK).run(params);
         params.length = 0;
         rows = 0;
       }
     }
-    for (let r = 0; r < rows; r++) one.run(params.slice(r * 9, r * 9 + 9));
+    if (rows > 0) insertOf(rows).run(params);
     return cids;
   });
   const commit = (msg: any): string => {

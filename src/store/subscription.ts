@@ -48,17 +48,24 @@ export interface SubscriptionTuning {
   readonly highWater: number;
 }
 
-/** Hands a committed batch to one subscriber (called by the log after each commit). */
+/**
+ * Hands a committed batch to one subscriber (called by the log after each commit). The
+ * subscriber is woken only when the batch gave it something to do — an event its filter
+ * matches, or an overflow to catch up from — so a follower of a few event types (the MCP
+ * face's agent events, a job's SSE stream) costs a filter test per event of every other
+ * batch, not a turn of its iterator and a new promise per batch (Perf-P6-001).
+ */
 export function deliver(subscriber: Subscriber, events: readonly Event[], highWater: number): void {
-  if (subscriber.closed) return;
-  if (!subscriber.overflow) {
-    for (const event of events) {
-      if (matchesFilter(event, subscriber.filter)) subscriber.buffer.push(event);
-    }
-    if (subscriber.buffer.length > highWater) {
-      subscriber.overflow = true;
-      subscriber.buffer = [];
-    }
+  if (subscriber.closed || subscriber.overflow) return; // an overflowed one is already awake or catching up
+  const { buffer, filter } = subscriber;
+  const before = buffer.length;
+  for (const event of events) {
+    if (matchesFilter(event, filter)) buffer.push(event);
+  }
+  if (buffer.length === before) return;
+  if (buffer.length > highWater) {
+    subscriber.overflow = true;
+    subscriber.buffer = [];
   }
   subscriber.wake?.();
 }

@@ -52,7 +52,21 @@ export function canonicalizeEsrpText(text: string): string {
  *   or a value that is not JSON; the message and `details.pointer` name the JSON pointer.
  */
 export function canonicalizeEsrp(value: unknown): string {
-  return write(value, '');
+  // The fast walk builds no JSON pointers; after a refusal the walk runs again with them, so
+  // the error names the place (Perf-P6-003).
+  try {
+    return write(value, null);
+  } catch {
+    return write(value, '');
+  }
+}
+
+/** Whether `keys` are already in UTF-8 byte order (then they need no sort). */
+function inUtf8Order(keys: readonly string[]): boolean {
+  for (let i = 1; i < keys.length; i++) {
+    if (compareUtf8(keys[i - 1] as string, keys[i] as string) > 0) return false;
+  }
+  return true;
 }
 
 /** Compares two strings by their UTF-8 bytes (which is code point order). */
@@ -87,7 +101,8 @@ export function nonIntegerReason(text: string): string | undefined {
   return 'has a fraction part';
 }
 
-function write(value: unknown, pointer: string): string {
+/** `pointer` is the JSON pointer of `value`, or `null` on the fast walk (no pointers built). */
+function write(value: unknown, pointer: string | null): string {
   switch (typeof value) {
     case 'string':
       return writeString(value, pointer);
@@ -104,7 +119,7 @@ function write(value: unknown, pointer: string): string {
         for (let i = 0; i < value.length; i++) {
           if (i > 0) out += ',';
           const item: unknown = value[i];
-          const at = `${pointer}/${i}`;
+          const at = pointer === null ? null : `${pointer}/${i}`;
           if (item === undefined) throw invalid('undefined is not a JSON value', at);
           out += write(item, at);
         }
@@ -116,7 +131,8 @@ function write(value: unknown, pointer: string): string {
         throw invalid('the value is not a plain JSON object', pointer);
       }
       const obj = value as Record<string, unknown>;
-      const keys = Object.keys(obj).sort(compareUtf8);
+      const keys = Object.keys(obj);
+      if (!inUtf8Order(keys)) keys.sort(compareUtf8);
       let out = '{';
       let first = true;
       for (const key of keys) {
@@ -124,7 +140,7 @@ function write(value: unknown, pointer: string): string {
         if (item === undefined) continue;
         if (!first) out += ',';
         first = false;
-        const at = `${pointer}/${escapePointerToken(key)}`;
+        const at = pointer === null ? null : `${pointer}/${escapePointerToken(key)}`;
         out += writeString(key, at) + ':' + write(item, at);
       }
       return out + '}';
@@ -134,7 +150,7 @@ function write(value: unknown, pointer: string): string {
   }
 }
 
-function writeNumber(n: number, pointer: string): string {
+function writeNumber(n: number, pointer: string | null): string {
   if (Number.isSafeInteger(n)) return Object.is(n, -0) ? '0' : String(n);
   if (Number.isInteger(n)) {
     throw invalid(
@@ -148,7 +164,7 @@ function writeNumber(n: number, pointer: string): string {
   );
 }
 
-function writeNumberText(text: string, pointer: string): string {
+function writeNumberText(text: string, pointer: string | null): string {
   const reason = nonIntegerReason(text);
   if (reason === undefined) return text;
   throw invalid(
@@ -160,7 +176,7 @@ function writeNumberText(text: string, pointer: string): string {
 /** Characters the native escaper writes differently from ESRP, and surrogates. */
 const NEEDS_MANUAL = /[\b\f\u007f-\u009f\ud800-\udfff]/;
 
-function writeString(s: string, pointer: string): string {
+function writeString(s: string, pointer: string | null): string {
   if (!NEEDS_MANUAL.test(s)) return JSON.stringify(s);
   if (hasLoneSurrogate(s)) {
     throw invalid('the string contains a lone surrogate; ESRP text must be valid UTF-8', pointer);
@@ -184,7 +200,8 @@ function writeString(s: string, pointer: string): string {
   return out + s.slice(start) + '"';
 }
 
-function invalid(message: string, pointer: string): PlexusError {
+function invalid(message: string, at: string | null): PlexusError {
+  const pointer = at ?? '';
   return new PlexusError('INVALID_PARAMS', `${message} (at ${pointer === '' ? '(root)' : pointer})`, {
     details: { pointer },
   });

@@ -16,16 +16,17 @@ export function payloadObject(
   inputs: readonly EsrpInput[],
   params: EsrpJsonValue,
 ): { target: EsrpJsonValue; inputs: EsrpJsonValue; params: EsrpJsonValue } {
+  // Keys in canonical order, so the canonical writer has nothing to sort (Perf-P6-003).
   return {
-    target: { service: target.service, operation: target.operation, variant: target.variant ?? null },
     inputs: inputs.map((i) => ({
-      name: i.name,
       content_type: i.content_type,
       data: i.data,
       encoding: i.encoding,
       metadata: i.metadata,
+      name: i.name,
     })),
     params,
+    target: { operation: target.operation, service: target.service, variant: target.variant ?? null },
   };
 }
 

@@ -130,3 +130,21 @@ describe('nonIntegerReason', () => {
     expect(nonIntegerReason('1e0')).toBe('is written with an exponent');
   });
 });
+
+describe('canonicalizeEsrp key order (Perf-P6-003)', () => {
+  it('writes the same text whether the keys come in UTF-16 order, UTF-8 order or neither', () => {
+    // U+FF61 sorts before U+1F600 in UTF-8 (code point) order, after it in UTF-16 order.
+    const utf8 = { a: 1, '\uff61': 2, '\ud83d\ude00': 3 };
+    const utf16 = { '\ud83d\ude00': 3, a: 1, '\uff61': 2 };
+    const mixed = { '\uff61': 2, '\ud83d\ude00': 3, a: 1 };
+    const expected = '{"a":1,"\uff61":2,"\ud83d\ude00":3}';
+    expect(canonicalizeEsrp(utf8)).toBe(expected);
+    expect(canonicalizeEsrp(utf16)).toBe(expected);
+    expect(canonicalizeEsrp(mixed)).toBe(expected);
+  });
+
+  it('names the place of a refusal found deep in an already ordered value', () => {
+    const value = { a: [{ b: 1 }, { c: { d: 2.5 } }] };
+    expect(errorOf(() => canonicalizeEsrp(value)).details).toEqual({ pointer: '/a/1/c/d' });
+  });
+});
