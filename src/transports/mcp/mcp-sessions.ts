@@ -54,8 +54,11 @@ export interface SessionHooks {
   levelChanged(level: string): void;
   /** The client's resource subscriptions changed (every subscribed URI). */
   subscriptionsChanged(uris: readonly string[]): void;
-  /** A `tools/call` (request `id`) is about to submit its job with idempotency key `key`. */
-  callStarted(id: RequestId, call: Omit<StreamedCall, 'id'>): void;
+  /**
+   * A `tools/call` (request `id`) is about to submit its job with idempotency key `key`; true
+   * when its answer goes to a POST stream, so the call was recorded for resumption (MCP-57).
+   */
+  callStarted(id: RequestId, call: Omit<StreamedCall, 'id'>): boolean;
 }
 
 /** The owner key of a principal: its id and its tenant. */
@@ -236,8 +239,8 @@ export class McpSessions {
       callStarted: (requestId, call) => {
         const session = holder.session;
         const key = transport.sinkOf(requestId)?.key;
-        if (session === undefined || key === undefined) return;
-        this.init.records?.call(
+        if (session === undefined || key === undefined || this.init.records === undefined) return false;
+        this.init.records.call(
           {
             hash: session.hash,
             stream: key,
@@ -245,6 +248,7 @@ export class McpSessions {
           },
           { id: requestId, ...call },
         );
+        return true;
       },
     };
     const server = make(hooks);
