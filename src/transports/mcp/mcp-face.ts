@@ -32,6 +32,7 @@ import { sessionRecords } from './session-records.js';
 import { streamRecovery, type StreamRecovery } from './stream-recovery.js';
 import { callRecorder } from './call-recorder.js';
 import { callCausation } from './stream-records.js';
+import { announceMissed } from './missed-notifications.js';
 import { toolVisibility } from './tool-visibility.js';
 import { McpStats } from './mcp-stats.js';
 import { registerMcpStatsRoute } from './mcp-stats-route.js';
@@ -85,7 +86,8 @@ export function mcpFace(init: McpFaceInit = {}): FaceFactory {
     });
     return {
       name: 'mcp',
-      register: (server) => registerMcpContext(components, server, init, sessions, streams, recover),
+      register: (server) =>
+        registerMcpContext(components, server, init, sessions, streams, recover, watching.signal),
       start() {
         void announceToolChanges(components, sessions, watching.signal);
         return Promise.resolve();
@@ -140,6 +142,7 @@ async function registerMcpContext(
   sessions: McpSessions,
   streams: Set<() => void>,
   recover: StreamRecovery,
+  stopping: AbortSignal,
 ): Promise<void> {
   const { bodyLimitBytes } = server.options;
   const keepAliveMs = positiveWhole('keepAliveMs', init.keepAliveMs ?? MCP_DEFAULT_KEEPALIVE_MS);
@@ -205,6 +208,10 @@ async function registerMcpContext(
       keepAliveMs,
       principalOf: (request) => callerOf(request).principal,
       recover,
+      // MCP-63: what a GET stream of a previous process carried, as far as the log knows it
+      reconnected: (session) => {
+        void announceMissed(components.log, session, stopping);
+      },
       serverFor: (request, hooks) => {
         const caller = callerOf(request);
         const record = callRecorder(components, caller.principal);

@@ -44,6 +44,11 @@ export interface McpSession {
   subscriptions: readonly string[];
   /** True for a session revived from the log after a restart. */
   readonly revived: boolean;
+  /**
+   * For a revived session, the log's seq of its last use the log knew at revival: what happened
+   * after it may not have reached the client (MCP-63).
+   */
+  seenSeq?: number;
   /** True while its recorded state is replayed into it (changes then are not news to the log). */
   reviving: boolean;
 }
@@ -299,6 +304,7 @@ export class McpSessions {
     }
     if (this.#sessions.has(id)) return this.#sessions.get(id);
     const session = await this.#make(id, principal, make, true);
+    session.seenSeq = stored.lastSeq;
     // the SDK's own initialize: client capabilities, client info and the protocol version
     await replayed(session.transport, {
       jsonrpc: '2.0',
