@@ -16,6 +16,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -39,6 +40,7 @@ import { connectMcpClient } from '../support/mcp-client.js';
 import { startMcpSdkServer, type McpSdkServer } from '../support/mcp-sdk-server.js';
 import { eventually, until } from '../support/until.js';
 
+const META_FIXTURE = fileURLToPath(new URL('../fixtures/mcp-bridge/meta-server.mjs', import.meta.url));
 const TRACE = '5bf92f3577b34da6a3ce929d0e0e4737';
 const CALLER_SPAN = '10f067aa0ba902b8';
 const CALLER = `00-${TRACE}-${CALLER_SPAN}-01`;
@@ -207,7 +209,13 @@ beforeAll(async () => {
     spanExporter: exporter,
     faces: [
       ...defaultFaces({ dev: true }),
-      mcpBridgeFace({ servers: [{ name: 'sm', url: mcp.url }] }),
+      mcpBridgeFace({
+        servers: [
+          { name: 'sm', url: mcp.url },
+          { name: 'ss', command: process.execPath, args: [META_FIXTURE] },
+        ],
+        register: true,
+      }),
       a2aBridgeFace({ agents: [{ name: 'sa', url: a2a.url }], announce: { allowLoopback: true } }),
     ],
   });
@@ -215,6 +223,7 @@ beforeAll(async () => {
   await until(
     () =>
       node.runtime.agents.registry.find('sm') !== undefined &&
+      node.runtime.agents.registry.find('ss') !== undefined &&
       node.runtime.agents.registry.find('sa') !== undefined,
     { what: 'the bridged agents hosted', limitMs: 30_000 },
   );
@@ -290,9 +299,82 @@ describe('the bridges send W3C trace context on their HTTP requests', () => {
         .find((s) => s.name === 'runtime.execute' && parentOf(s) === idOf(invocation)),
     );
     expectClientSpan(client, mcpUrl, idOf(execute));
-    // the message's own _meta names the execute span (OBS-15) and the tracestate
-    expect(call?.meta?.['traceparent']).toBe(`00-${TRACE}-${idOf(execute)}-01`);
+    // OBS-67: the message's own _meta names the same CLIENT span as the header, and the tracestate
+    expect(call?.meta?.['traceparent']).toBe(`00-${TRACE}-${idOf(client)}-01`);
+    expect(call?.meta?.['traceparent']).toBe(call?.traceparent);
     expect(call?.meta?.['tracestate']).toBe(STATE);
+  });
+
+  it('MCP bridge over stdio: tools/call is a CLIENT span of the execute span, named by _meta (OBS-67)', async () => {
+    const verb = bridgedVerb('ss');
+    const { envelope } = await node.runtime.invoke(
+      request(verb, {}, `capability:${verb}`, { traceparent: CALLER, tracestate: STATE }),
+      { face: 'internal' },
+    );
+    expect(envelope.kind, JSON.stringify(envelope.data)).toBe('response');
+    const meta = JSON.parse(envelope.data as string) as Record<string, unknown>;
+    const named = W3C.exec(String(meta['traceparent']));
+    expect(named?.[1]).toBe(TRACE);
+    expect(meta['tracestate']).toBe(STATE);
+    const client = await spanWithId(named?.[2]);
+    expect(client.kind).toBe(SpanKind.CLIENT);
+    expect(client.name).toBe('tools/call meta');
+    expect(client.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'gen_ai.tool.name': 'meta',
+      'rpc.system': 'jsonrpc',
+      'network.transport': 'pipe',
+    });
+    expect(stateOf(client)).toBe(STATE);
+    const execute = await spanWithId(parentOf(client));
+    expect(execute.name).toBe('runtime.execute');
+    expect(traceOf(client)).toBe(TRACE);
+  });
+
+  it('bridge.registerMCPServer: the connect and the lists are CLIENT spans of the registering call (OBS-68)', async () => {
+    const other = await mcpServer();
+    servers.push(other);
+    mcpSeen.length = 0;
+    const { envelope } = await node.runtime.invoke(
+      request(
+        'bridge.register_mcp_server',
+        { name: 'registered', url: other.url },
+        'capability:bridge.register_mcp_server',
+        { traceparent: CALLER, tracestate: STATE },
+      ),
+      { face: 'internal', principal: { id: 'admin', kind: 'local' } },
+    );
+    expect(envelope.kind, JSON.stringify(envelope.data)).toBe('response');
+    const invocation = await found('the registering invocation', () =>
+      exporter
+        .getFinishedSpans()
+        .find(
+          (s) => s.name === INVOCATION_SPAN && s.attributes['agentese.verb'] === 'bridge.register_mcp_server',
+        ),
+    );
+    expect(parentOf(invocation)).toBe(CALLER_SPAN);
+    const execute = await found('the execute span', () =>
+      exporter
+        .getFinishedSpans()
+        .find((s) => s.name === 'runtime.execute' && parentOf(s) === idOf(invocation)),
+    );
+    for (const rpc of ['initialize', 'tools/list']) {
+      const sent = mcpSeen.find((r) => r.rpc === rpc);
+      const header = W3C.exec(sent?.traceparent ?? '');
+      expect(header?.[1], rpc).toBe(TRACE); // the registering call's trace, not a new one
+      expect(sent?.tracestate, rpc).toBe(STATE);
+      const client = await spanWithId(header?.[2]);
+      expectClientSpan(client, other.url, idOf(execute));
+    }
+    // a call of the registered server's tool afterwards is a trace of its own
+    mcpSeen.length = 0;
+    const verb = bridgedVerb('registered');
+    const called = await node.runtime.invoke(request(verb, { text: 'later' }, `capability:${verb}`), {
+      face: 'internal',
+    });
+    expect(called.envelope.kind, JSON.stringify(called.envelope.data)).toBe('response');
+    const call = mcpSeen.find((r) => r.rpc === 'tools/call');
+    expect(W3C.exec(call?.traceparent ?? '')?.[1]).not.toBe(TRACE);
   });
 
   it('A2A bridge: message/send carries the headers and the metadata; card fetches are CLIENT spans', async () => {

@@ -427,31 +427,31 @@ describe('one call across two nodes is one trace', () => {
       );
       const farInvocation = await invocationOf(far, face);
       expect(traceOf(farInvocation)).toBe(TRACE);
-      if (face === 'a2a') {
-        // OBS-58: the message metadata and the header both name the near CLIENT span of the POST
-        const nearClient = await found('the near CLIENT span', () =>
-          near.exporter
-            .getFinishedSpans()
-            .find((s) => s.kind === SpanKind.CLIENT && parentOf(s) === idOf(nearExecute)),
-        );
-        expect(traceOf(nearClient)).toBe(TRACE);
-        expect(parentOf(farInvocation)).toBe(idOf(nearClient));
-        const farHttp = await found('the far HTTP SERVER span', () =>
-          far.exporter
-            .getFinishedSpans()
-            .find(
-              (s) =>
-                s.kind === SpanKind.SERVER &&
-                s.attributes['http.request.method'] === 'POST' &&
-                traceOf(s) === TRACE,
-            ),
-        );
-        expect(parentOf(farHttp)).toBe(idOf(nearClient));
-      } else {
-        // OBS-57: the far tools/call SERVER span is under the near execute span (`_meta`, OBS-15)
+      // OBS-58, OBS-67: the message (A2A metadata, MCP `_meta`) and the header both name the near
+      // CLIENT span of the POST
+      const nearClient = await found('the near CLIENT span', () =>
+        near.exporter
+          .getFinishedSpans()
+          .find((s) => s.kind === SpanKind.CLIENT && parentOf(s) === idOf(nearExecute)),
+      );
+      expect(traceOf(nearClient)).toBe(TRACE);
+      const farHttp = await found('the far HTTP SERVER span', () =>
+        far.exporter
+          .getFinishedSpans()
+          .find(
+            (s) =>
+              s.kind === SpanKind.SERVER &&
+              s.attributes['http.request.method'] === 'POST' &&
+              traceOf(s) === TRACE,
+          ),
+      );
+      expect(parentOf(farHttp)).toBe(idOf(nearClient));
+      if (face === 'a2a') expect(parentOf(farInvocation)).toBe(idOf(nearClient));
+      else {
+        // OBS-57: the far tools/call SERVER span is under the span `_meta` names
         const farServer = await toolCallSpan(far);
         expect(traceOf(farServer)).toBe(TRACE);
-        expect(parentOf(farServer)).toBe(idOf(nearExecute));
+        expect(parentOf(farServer)).toBe(idOf(nearClient));
         expect(parentOf(farInvocation)).toBe(idOf(farServer));
       }
       // the far steps are the far invocation's children, in the same trace

@@ -24,7 +24,13 @@ import {
   type OfferingCaller,
 } from '../../runtime/index.js';
 import { cleanTracestate } from '../../core/tracestate.js';
-import { withOutboundTrace } from '../outbound-trace.js';
+import type { ObserverSpan } from '../../runtime/observer.js';
+import {
+  messageTraceparent,
+  withFirstClientSpan,
+  withOutboundTrace,
+  type OutboundTrace,
+} from '../outbound-trace.js';
 import type { McpLink, McpListing } from './mcp-link.js';
 
 /** `text` as one verb segment (`[a-z][a-z0-9_]*`, at most 64 characters). */
@@ -109,7 +115,7 @@ export function toolError(result: CallToolResult, server: string, tool: string):
 }
 
 /** The trace a job's calls continue: its handler's span and the request's tracestate (OBS-45). */
-function traceOfJob(ctx: HandlerContext): { traceparent?: string; tracestate?: string } {
+function traceOfJob(ctx: HandlerContext): OutboundTrace {
   if (ctx.traceparent === undefined) return {};
   const tracestate = cleanTracestate(ctx.envelope.tracestate);
   return { traceparent: ctx.traceparent, ...(tracestate === undefined ? {} : { tracestate }) };
@@ -165,29 +171,68 @@ async function callTool(
       ...(p.message === undefined ? {} : { message: p.message }),
     });
   });
-  const trace = traceOfJob(ctx);
+  let span: ObserverSpan | undefined;
+  let failure: PlexusError | undefined;
   try {
     const client = await link.client();
+    const job = traceOfJob(ctx);
+    // OBS-67: over HTTP the first request's CLIENT span id is decided now (OBS-58); over stdio
+    // the call itself is the CLIENT span. Either way `_meta` names the CLIENT span.
+    span = link.entry.url === undefined ? stdioClientSpan(link, tool.name, job) : undefined;
+    const trace =
+      span?.traceparent === undefined
+        ? withFirstClientSpan(job, link.tracing)
+        : { ...job, traceparent: span.traceparent };
+    const traceparent = messageTraceparent(trace);
+    const meta = {
+      progressToken: token,
+      // OBS-15, OBS-45: the server continues this job's trace (W3C trace context in `_meta`)
+      ...(traceparent === undefined ? {} : { traceparent }),
+      ...(traceparent === undefined || trace.tracestate === undefined
+        ? {}
+        : { tracestate: trace.tracestate }),
+    };
     // OBS-48: its HTTP requests carry the trace too (headers, and a CLIENT span each)
     const result = (await withOutboundTrace(trace, () =>
-      client.callTool(
-        {
-          name: tool.name,
-          arguments: input ?? {},
-          // OBS-15, OBS-45: the server continues this job's trace (W3C trace context in `_meta`)
-          _meta: { progressToken: token, ...trace },
-        },
-        undefined,
-        { signal: ctx.signal, timeout: Math.max(1, ctx.deadline - Date.now()) },
-      ),
+      client.callTool({ name: tool.name, arguments: input ?? {}, _meta: meta }, undefined, {
+        signal: ctx.signal,
+        timeout: Math.max(1, ctx.deadline - Date.now()),
+      }),
     )) as CallToolResult;
     if (result.isError === true) throw toolError(result, server, tool.name);
     return outputOf(result, tool.outputSchema !== undefined);
   } catch (error) {
-    throw callError(error, server, tool.name, ctx.signal);
+    failure = callError(error, server, tool.name, ctx.signal);
+    throw failure;
   } finally {
+    span?.end(failure);
     off();
   }
+}
+
+/**
+ * The CLIENT span of a `tools/call` to a stdio server (OBS-67; the OpenTelemetry MCP
+ * conventions' client span), under the job's span, when the node traces and the job is in a
+ * trace; the request carries no HTTP CLIENT span to name.
+ */
+function stdioClientSpan(link: McpLink, tool: string, job: OutboundTrace): ObserverSpan | undefined {
+  if (link.tracing === undefined || job.traceparent === undefined) return undefined;
+  return link.tracing.span(
+    `tools/call ${tool}`,
+    {
+      'mcp.method.name': 'tools/call',
+      'gen_ai.tool.name': tool,
+      'gen_ai.operation.name': 'execute_tool',
+      'rpc.system': 'jsonrpc',
+      'rpc.method': 'tools/call',
+      'network.transport': 'pipe',
+    },
+    {
+      kind: 'client',
+      parent: job.traceparent,
+      ...(job.tracestate === undefined ? {} : { tracestate: job.tracestate }),
+    },
+  );
 }
 
 /** The variable names of an RFC 6570 URI template (`{a}`, `{+a}`, `{?a,b*}`, `{a:3}`, …). */

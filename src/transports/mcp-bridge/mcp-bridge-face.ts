@@ -14,6 +14,7 @@
 import { PlexusError } from '../../core/errors.js';
 import { MCP_BRIDGE_EXTENSION } from '../../runtime/index.js';
 import type { Face, FaceFactory } from '../face.js';
+import type { OutboundTrace } from '../outbound-trace.js';
 import { silentLogger } from '../face-components.js';
 import { mcpBridgeAgent, type InstanceOwner } from './mcp-agent.js';
 import { createMcpLink, type McpLink, type McpListing } from './mcp-link.js';
@@ -85,7 +86,7 @@ export function mcpBridgeFace(init: McpBridgeInit): FaceFactory {
     }
 
     /** Connects `entry`'s server and hosts its agent (replacing an earlier bridge of the name). */
-    const bridge = async (entry: McpServerEntry): Promise<readonly string[]> => {
+    const bridge = async (entry: McpServerEntry, trace?: OutboundTrace): Promise<readonly string[]> => {
       const existing = runtime.agents.registry.find(entry.name);
       if (existing !== undefined && existing.card.extensions?.[MCP_BRIDGE_EXTENSION] === undefined) {
         throw new PlexusError(
@@ -116,7 +117,8 @@ export function mcpBridgeFace(init: McpBridgeInit): FaceFactory {
       };
       const hosted = (async () => {
         try {
-          const verbs = await adopt(b, await b.link.listing());
+          // OBS-68: a registering call's connect and lists are CLIENT spans of that call
+          const verbs = await adopt(b, await b.link.listing(trace));
           bridged.set(entry.name, b);
           return verbs;
         } catch (error) {
@@ -155,7 +157,7 @@ export function mcpBridgeFace(init: McpBridgeInit): FaceFactory {
       }
     };
 
-    const register = async (entry: McpServerEntry, by: string, signal: AbortSignal) => {
+    const register = async (entry: McpServerEntry, by: string, signal: AbortSignal, trace: OutboundTrace) => {
       if (configured.has(entry.name)) {
         throw new PlexusError(
           'CONFLICT',
@@ -163,7 +165,7 @@ export function mcpBridgeFace(init: McpBridgeInit): FaceFactory {
           { details: { pointer: '/name' } },
         );
       }
-      const verbs = await bridge(entry);
+      const verbs = await bridge(entry, trace);
       registered.set(entry.name, entry);
       await recordRegistration(log, MCP_REGISTRATIONS, entry, by, { signal });
       logger.info({ agent: entry.name, by, server: describeEntry(entry) }, 'mcp bridge: server registered');

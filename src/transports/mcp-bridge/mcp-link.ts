@@ -13,7 +13,13 @@ import type { Progress, Prompt, Resource, ResourceTemplate, Tool } from '@modelc
 import { PlexusError } from '../../core/errors.js';
 import { describeEntry, resolveReferences, type McpServerEntry } from './mcp-server-entry.js';
 import type { Observer } from '../../runtime/observer.js';
-import { tracedFetch } from '../outbound-trace.js';
+import {
+  outboundTrace,
+  tracedFetch,
+  withOutboundTrace,
+  type FetchFn,
+  type OutboundTrace,
+} from '../outbound-trace.js';
 import { perRequestSignalFetch } from './per-request-fetch.js';
 
 /** What the server offers. */
@@ -44,12 +50,18 @@ export interface McpLinkHooks {
 /** The connection to one server. */
 export interface McpLink {
   readonly entry: McpServerEntry;
+  /** The node's tracer, as the hooks gave it (a stdio call's CLIENT span, OBS-67). */
+  readonly tracing?: Observer;
   /** The connected client, connecting when there is none. @throws PlexusError `UNAVAILABLE`. */
   client(): Promise<Client>;
   /** Closes the current client (and its process) and connects a new one. */
   reconnect(): Promise<Client>;
-  /** Reads every list the server offers (paginated, bounded). */
-  listing(): Promise<McpListing>;
+  /**
+   * Reads every list the server offers (paginated, bounded), connecting when not connected.
+   * With `trace`, the HTTP requests it makes that run in no trace of their own (the connect
+   * handshake, the lists) are CLIENT spans of `trace` (OBS-68); later requests are not.
+   */
+  listing(trace?: OutboundTrace): Promise<McpListing>;
   /**
    * Sends `notifications/progress` with `token` to `listener` until the returned function is
    * called (MCP-31: the link reads them off the transport, in order with the replies).
@@ -91,6 +103,7 @@ function interceptProgress(
 function transportOf(
   entry: McpServerEntry,
   tracing: Observer | undefined,
+  pinned: () => OutboundTrace | undefined,
 ): StdioClientTransport | StreamableHTTPClientTransport {
   if (entry.command !== undefined) {
     return new StdioClientTransport({
@@ -101,9 +114,16 @@ function transportOf(
       stderr: 'ignore',
     });
   }
+  // OBS-48: each request carries the calling job's trace (traceparent / tracestate headers)
+  const traced = tracedFetch(fetch, tracing);
+  // OBS-68: a request in no call's trace takes the pinned one (a registering call's), scoped to
+  // the request itself so nothing the SDK starts from it (the GET stream's reader) inherits it
+  const scoped: FetchFn = (input, init) => {
+    const trace = outboundTrace() === undefined ? pinned() : undefined;
+    return trace === undefined ? traced(input, init) : withOutboundTrace(trace, () => traced(input, init));
+  };
   return new StreamableHTTPClientTransport(new URL(entry.url ?? ''), {
-    // OBS-48: each request carries the calling job's trace (traceparent / tracestate headers)
-    fetch: perRequestSignalFetch(tracedFetch(fetch, tracing)),
+    fetch: perRequestSignalFetch(scoped),
     ...(entry.headers === undefined ? {} : { requestInit: { headers: { ...entry.headers } } }),
   });
 }
@@ -129,6 +149,8 @@ export function createMcpLink(entry: McpServerEntry, hooks: McpLinkHooks): McpLi
   const progress = new Map<string, (progress: Progress) => void>();
   const closing = new WeakSet<Client>();
   const where = describeEntry(entry);
+  /** The trace requests outside any call's trace take while a traced listing runs (OBS-68). */
+  let pinned: OutboundTrace | undefined;
 
   const connect = (): Promise<Client> => {
     const made = (async () => {
@@ -150,7 +172,7 @@ export function createMcpLink(entry: McpServerEntry, hooks: McpLinkHooks): McpLi
       };
       try {
         // MCP-54: `${NAME}` in env and headers values is read from the node's environment now
-        const transport = transportOf(resolveReferences(entry), hooks.tracing);
+        const transport = transportOf(resolveReferences(entry), hooks.tracing, () => pinned);
         await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
         interceptProgress(transport, progress);
       } catch (error) {
@@ -181,43 +203,54 @@ export function createMcpLink(entry: McpServerEntry, hooks: McpLinkHooks): McpLi
     await client.close().catch(() => undefined);
   };
 
+  const list = async (): Promise<McpListing> => {
+    const client = await (current ?? connect());
+    const caps = client.getServerCapabilities() ?? {};
+    const [tools, resources, templates, prompts] = await Promise.all([
+      caps.tools === undefined
+        ? []
+        : pages('tools', async (cursor) => {
+            const r = await client.listTools(cursor === undefined ? {} : { cursor });
+            return { items: r.tools, nextCursor: r.nextCursor };
+          }),
+      caps.resources === undefined
+        ? []
+        : pages('resources', async (cursor) => {
+            const r = await client.listResources(cursor === undefined ? {} : { cursor });
+            return { items: r.resources, nextCursor: r.nextCursor };
+          }),
+      caps.resources === undefined
+        ? []
+        : pages('resource templates', async (cursor) => {
+            const r = await client.listResourceTemplates(cursor === undefined ? {} : { cursor });
+            return { items: r.resourceTemplates, nextCursor: r.nextCursor };
+          }),
+      caps.prompts === undefined
+        ? []
+        : pages('prompts', async (cursor) => {
+            const r = await client.listPrompts(cursor === undefined ? {} : { cursor });
+            return { items: r.prompts, nextCursor: r.nextCursor };
+          }),
+    ]);
+    return { tools, resources, templates, prompts, completions: caps.completions !== undefined };
+  };
+
   return {
     entry,
+    ...(hooks.tracing === undefined ? {} : { tracing: hooks.tracing }),
     client: () => current ?? connect(),
     async reconnect() {
       await closeCurrent();
       return connect();
     },
-    async listing() {
-      const client = await (current ?? connect());
-      const caps = client.getServerCapabilities() ?? {};
-      const [tools, resources, templates, prompts] = await Promise.all([
-        caps.tools === undefined
-          ? []
-          : pages('tools', async (cursor) => {
-              const r = await client.listTools(cursor === undefined ? {} : { cursor });
-              return { items: r.tools, nextCursor: r.nextCursor };
-            }),
-        caps.resources === undefined
-          ? []
-          : pages('resources', async (cursor) => {
-              const r = await client.listResources(cursor === undefined ? {} : { cursor });
-              return { items: r.resources, nextCursor: r.nextCursor };
-            }),
-        caps.resources === undefined
-          ? []
-          : pages('resource templates', async (cursor) => {
-              const r = await client.listResourceTemplates(cursor === undefined ? {} : { cursor });
-              return { items: r.resourceTemplates, nextCursor: r.nextCursor };
-            }),
-        caps.prompts === undefined
-          ? []
-          : pages('prompts', async (cursor) => {
-              const r = await client.listPrompts(cursor === undefined ? {} : { cursor });
-              return { items: r.prompts, nextCursor: r.nextCursor };
-            }),
-      ]);
-      return { tools, resources, templates, prompts, completions: caps.completions !== undefined };
+    async listing(trace) {
+      if (trace?.traceparent === undefined) return list();
+      pinned = trace;
+      try {
+        return await list();
+      } finally {
+        if (pinned === trace) pinned = undefined;
+      }
     },
     onProgress(token, listener) {
       progress.set(token, listener);

@@ -10,6 +10,7 @@
 import type { JsonObject } from '../../core/json.js';
 import type { AgentDefinition } from '../../runtime/index.js';
 import { bridgeAdminAgent, type BridgeAdminVerb } from '../bridge/bridge-admin.js';
+import type { OutboundTrace } from '../outbound-trace.js';
 import {
   parseMcpServerEntry,
   REFERENCES_ONLY_PATTERN,
@@ -65,7 +66,12 @@ const RESULT_SCHEMA: JsonObject = {
  * registered at run time, answering the verbs it had (MCP-54).
  */
 export function registerAgent(
-  register: (entry: McpServerEntry, by: string, signal: AbortSignal) => Promise<readonly string[]>,
+  register: (
+    entry: McpServerEntry,
+    by: string,
+    signal: AbortSignal,
+    trace: OutboundTrace,
+  ) => Promise<readonly string[]>,
   unregister: (name: string, by: string, signal: AbortSignal) => Promise<readonly string[]>,
 ): AgentDefinition {
   const registering: BridgeAdminVerb = {
@@ -79,10 +85,10 @@ export function registerAgent(
     input: ENTRY_SCHEMA,
     output: RESULT_SCHEMA,
     privileged: 'launches processes on this node',
-    async handle(input, by, signal) {
+    async handle(input, by, signal, trace) {
       const entry = parseMcpServerEntry(input);
       requireReferences(entry);
-      const verbs = await register(entry, by, signal);
+      const verbs = await register(entry, by, signal, trace);
       return { name: entry.name, verbs: [...verbs] };
     },
   };

@@ -15,13 +15,16 @@ import type { ToolCallDone } from './mcp-server.js';
 /** The `event` field of the structured log line of a tool call. */
 export const TOOL_CALL_LOG_EVENT = 'mcp.tool_call';
 
-/** The recorder of the calls of one caller (`principal`). */
+/**
+ * The recorder of the calls of one caller (`principal`); `causation`, when given, is the
+ * record's (a streamed call's `mcp-call:<key>`, so it is recorded once, MCP-62).
+ */
 export function callRecorder(
   components: FaceComponents,
-  principal: Principal,
-): (call: ToolCallDone) => Promise<void> {
+  principal: Pick<Principal, 'id' | 'tenantId'>,
+): (call: ToolCallDone, causation?: string) => Promise<void> {
   const logger: Logger = components.logger ?? silentLogger;
-  return async (call) => {
+  return async (call, causation) => {
     components.metrics?.mcpToolCall(call.tool, call.status, call.seconds);
     const durationMs = call.seconds * 1000;
     const success = call.status === 'success';
@@ -54,6 +57,7 @@ export function callRecorder(
         type: MCP_INVOCATION_EVENT,
         data,
         ...(principal.tenantId === undefined ? {} : { tenant: principal.tenantId }),
+        ...(causation === undefined ? {} : { causation }),
       });
     } catch (error) {
       // the call ran and its result stands; a record the log refused is reported, not thrown

@@ -31,6 +31,8 @@ import { McpSessions } from './mcp-sessions.js';
 import { sessionRecords } from './session-records.js';
 import { streamRecovery, type StreamRecovery } from './stream-recovery.js';
 import { callRecorder } from './call-recorder.js';
+import { callCausation } from './stream-records.js';
+import { announceMissed } from './missed-notifications.js';
 import { toolVisibility } from './tool-visibility.js';
 import { McpStats } from './mcp-stats.js';
 import { registerMcpStatsRoute } from './mcp-stats-route.js';
@@ -79,10 +81,13 @@ export function mcpFace(init: McpFaceInit = {}): FaceFactory {
       log: components.log,
       records,
       signal: watching.signal,
+      // MCP-62: a call answered after a restart is recorded like any other, once
+      record: (principal, done, causation) => callRecorder(components, principal)(done, causation),
     });
     return {
       name: 'mcp',
-      register: (server) => registerMcpContext(components, server, init, sessions, streams, recover),
+      register: (server) =>
+        registerMcpContext(components, server, init, sessions, streams, recover, watching.signal),
       start() {
         void announceToolChanges(components, sessions, watching.signal);
         return Promise.resolve();
@@ -137,6 +142,7 @@ async function registerMcpContext(
   sessions: McpSessions,
   streams: Set<() => void>,
   recover: StreamRecovery,
+  stopping: AbortSignal,
 ): Promise<void> {
   const { bodyLimitBytes } = server.options;
   const keepAliveMs = positiveWhole('keepAliveMs', init.keepAliveMs ?? MCP_DEFAULT_KEEPALIVE_MS);
@@ -202,15 +208,23 @@ async function registerMcpContext(
       keepAliveMs,
       principalOf: (request) => callerOf(request).principal,
       recover,
+      // MCP-63: what a GET stream of a previous process carried, as far as the log knows it
+      reconnected: (session) => {
+        void announceMissed(components.log, session, stopping);
+      },
       serverFor: (request, hooks) => {
         const caller = callerOf(request);
+        const record = callRecorder(components, caller.principal);
+        /** Keys of the calls answered on a POST stream, not recorded yet (MCP-62). */
+        const streamed = new Set<string>();
         return sessionServer({
           runtime: components.runtime,
           principal: caller.principal,
           ...(caller.capability === undefined ? {} : { capability: caller.capability }),
           transport: { remoteAddress: request.ip },
           pageSize,
-          toolCalled: callRecorder(components, caller.principal),
+          // MCP-62: a streamed call's record names its key, so a resumption records it no more
+          toolCalled: (done) => record(done, streamed.delete(done.key) ? callCausation(done.key) : undefined),
           ...optional('visible', toolVisibility(components, caller)),
           headSeq: async () => (await components.log.head()).seq,
           ...optional('tracing', components.tracing),
@@ -221,7 +235,7 @@ async function registerMcpContext(
             hooks.subscriptionsChanged(uris);
           },
           callStarted: (id, call) => {
-            hooks.callStarted(id, call);
+            if (hooks.callStarted(id, call)) streamed.add(call.key);
           },
         });
       },

@@ -35,6 +35,11 @@ export interface McpRoutesInit {
   serverFor(request: FastifyRequest, hooks: SessionHooks): SessionServer;
   /** Recovers a POST stream of a previous process from the log (MCP-57); absent: none is. */
   readonly recover?: StreamRecovery;
+  /**
+   * Told when `session` reconnects its GET stream with the `Last-Event-ID` of a previous
+   * process's GET stream, once the new stream is attached: what it missed is told again (MCP-63).
+   */
+  readonly reconnected?: (session: McpSession) => void;
   /** Tracks an open SSE stream so the face can end it when it stops; returns the untrack function. */
   track(end: () => void): () => void;
 }
@@ -253,7 +258,8 @@ async function post(
 /**
  * The stream `lastEventId` resumes: one of this process (MCP-15), a POST stream of a previous
  * process recovered from the log (MCP-57), or — for the GET stream of a previous process —
- * none (a new GET stream: what it carried before the restart is not kept).
+ * none (a new GET stream: what it carried before the restart is not kept; what of it derives
+ * from the log is told again, MCP-63).
  * @throws PlexusError `INVALID_REQUEST` for an id that names nothing resumable.
  */
 async function resumedOf(
@@ -298,6 +304,8 @@ async function get(init: McpRoutesInit, request: FastifyRequest, reply: FastifyR
       ? await resumedOf(init, session, lastEventId)
       : undefined;
   const stream = resumed?.stream ?? session.replay.standalone();
+  // MCP-63: the GET stream of a previous process (the only id answered with no stream)
+  const previousGet = resumed === undefined && typeof lastEventId === 'string' && lastEventId !== '';
   if (resumed === undefined && stream.connected) {
     return sendRefusal(reply, new PlexusError('CONFLICT', 'this session already has a GET stream open'), 409);
   }
@@ -319,6 +327,7 @@ async function get(init: McpRoutesInit, request: FastifyRequest, reply: FastifyR
   stream.attach(connection, resumed?.after);
   if (standalone) session.transport.standalone(stream);
   resumed?.run?.();
+  if (previousGet) init.reconnected?.(session);
   return reply;
 }
 

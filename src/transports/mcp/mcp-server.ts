@@ -93,6 +93,8 @@ export interface ToolCallDone {
   readonly seconds: number;
   /** When the call started, Unix ms. */
   readonly startedAt: number;
+  /** The idempotency key of the call's job (`mcp:<uuid>`, MCP-57). */
+  readonly key: string;
   /** The MCP client's name (its `clientInfo.name` at initialize), when it gave one. */
   readonly client?: string;
 }
@@ -102,7 +104,8 @@ function optionalClient(client: string | undefined): { client?: string } {
 }
 
 /** The status of a tool result: `success`, or the error code a failure carries. */
-function statusOf(result: CallToolResult): string {
+/** The outcome of a call answered `result`: `success`, or the Plexus code of its failure. */
+export function toolCallStatus(result: CallToolResult): string {
   if (result.isError !== true) return 'success';
   const code = result._meta?.['plexus/code'];
   return typeof code === 'string' ? code : 'INTERNAL';
@@ -310,9 +313,10 @@ export function sessionServer(init: SessionServerInit): SessionServer {
     const client = server.getClientCapabilities();
     const relatedRequestId = extra.requestId;
     const callId = randomUUID();
+    const key = toolCallKey(callId);
     init.callStarted?.(relatedRequestId, {
       tool: entry.tool.name,
-      key: toolCallKey(callId),
+      key,
       ...(token === undefined ? {} : { token }),
     });
     const startedAt = Date.now();
@@ -360,9 +364,10 @@ export function sessionServer(init: SessionServerInit): SessionServer {
       verb: entry.verb,
       arguments: request.params.arguments,
       result,
-      status: statusOf(result),
+      status: toolCallStatus(result),
       seconds,
       startedAt,
+      key,
       ...optionalClient(server.getClientVersion()?.name),
     });
     const failed = result.isError === true;

@@ -44,6 +44,11 @@ export interface McpSession {
   subscriptions: readonly string[];
   /** True for a session revived from the log after a restart. */
   readonly revived: boolean;
+  /**
+   * For a revived session, the log's seq of its last use the log knew at revival: what happened
+   * after it may not have reached the client (MCP-63).
+   */
+  seenSeq?: number;
   /** True while its recorded state is replayed into it (changes then are not news to the log). */
   reviving: boolean;
 }
@@ -54,8 +59,11 @@ export interface SessionHooks {
   levelChanged(level: string): void;
   /** The client's resource subscriptions changed (every subscribed URI). */
   subscriptionsChanged(uris: readonly string[]): void;
-  /** A `tools/call` (request `id`) is about to submit its job with idempotency key `key`. */
-  callStarted(id: RequestId, call: Omit<StreamedCall, 'id'>): void;
+  /**
+   * A `tools/call` (request `id`) is about to submit its job with idempotency key `key`; true
+   * when its answer goes to a POST stream, so the call was recorded for resumption (MCP-57).
+   */
+  callStarted(id: RequestId, call: Omit<StreamedCall, 'id'>): boolean;
 }
 
 /** The owner key of a principal: its id and its tenant. */
@@ -236,8 +244,8 @@ export class McpSessions {
       callStarted: (requestId, call) => {
         const session = holder.session;
         const key = transport.sinkOf(requestId)?.key;
-        if (session === undefined || key === undefined) return;
-        this.init.records?.call(
+        if (session === undefined || key === undefined || this.init.records === undefined) return false;
+        this.init.records.call(
           {
             hash: session.hash,
             stream: key,
@@ -245,6 +253,7 @@ export class McpSessions {
           },
           { id: requestId, ...call },
         );
+        return true;
       },
     };
     const server = make(hooks);
@@ -295,6 +304,7 @@ export class McpSessions {
     }
     if (this.#sessions.has(id)) return this.#sessions.get(id);
     const session = await this.#make(id, principal, make, true);
+    session.seenSeq = stored.lastSeq;
     // the SDK's own initialize: client capabilities, client info and the protocol version
     await replayed(session.transport, {
       jsonrpc: '2.0',

@@ -52,6 +52,8 @@ export interface OpenedSession {
 export interface StoredSession extends OpenedSession {
   /** The last use the log knows of (the opening or the latest touch), Unix ms. */
   readonly lastUsed: number;
+  /** The log position of that use: the seq of the session's latest event (MCP-63). */
+  readonly lastSeq: number;
   /** The logging level the session last asked for. */
   readonly level?: string;
   /** The resources it was subscribed to at its latest touch. */
@@ -171,6 +173,7 @@ export function sessionRecords(log: EventLog, logger?: Logger): SessionRecords {
     async find(hash, signal) {
       let opened: OpenedSession | undefined;
       let lastUsed = 0;
+      let lastSeq = 0;
       let level: string | undefined;
       let subscriptions: string[] = [];
       let ended = false;
@@ -199,13 +202,21 @@ export function sessionRecords(log: EventLog, logger?: Logger): SessionRecords {
               : [];
           }
           if (Number.isFinite(at)) lastUsed = Math.max(lastUsed, at);
+          lastSeq = Math.max(lastSeq, event.seq);
         }
         const last = events.at(-1);
         if (last === undefined || events.length < PAGE) break;
         afterSeq = last.seq;
       }
       if (opened === undefined) return undefined;
-      return { ...opened, lastUsed, ended, subscriptions, ...(level === undefined ? {} : { level }) };
+      return {
+        ...opened,
+        lastUsed,
+        lastSeq,
+        ended,
+        subscriptions,
+        ...(level === undefined ? {} : { level }),
+      };
     },
   };
 }

@@ -40,6 +40,25 @@ export function streamCausation(hash: string, stream: string): string {
   return `mcp-stream:${hash}:${stream}`;
 }
 
+/**
+ * The causation of the `mcp.invocation` record of a streamed call with idempotency key `key`
+ * (MCP-62): one read over the causation index tells whether the call was recorded already.
+ */
+export function callCausation(key: string): string {
+  return `mcp-call:${key}`;
+}
+
+/** True when the call with idempotency key `key` has its `mcp.invocation` record (MCP-62). */
+export async function callRecorded(log: EventLog, key: string, signal?: AbortSignal): Promise<boolean> {
+  const [found] = await log.read({
+    causation: callCausation(key),
+    type: 'mcp.invocation',
+    limit: 1,
+    ...(signal === undefined ? {} : { signal }),
+  });
+  return found !== undefined;
+}
+
 function callOf(data: unknown): StreamedCall | undefined {
   if (!isJsonObject(data)) return undefined;
   const { id, tool, token, key } = data;
