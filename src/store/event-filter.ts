@@ -143,7 +143,7 @@ export function matchesFilter(event: Event, filter: NormalizedFilter): boolean {
 }
 
 /** The string at `/key` of an event's data, if any. */
-function dataKeyOf(event: Event): string | undefined {
+export function dataKeyOf(event: Event): string | undefined {
   const data = event.data;
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined;
   const key = (data as { key?: unknown }).key;
