@@ -66,6 +66,39 @@ describe('pipeline-step spans without the tracer (OBS-55)', () => {
     expect(ok.traceparent).not.toBe(invocation.traceparent);
   });
 
+  it('keeps a call’s shared attributes apart from what one step adds (OBS-61)', () => {
+    const exporter = new InMemorySpanExporter();
+    const tracing = nodeTracing({ exporter, batch: false });
+    const invocation = tracing.observer.span('runtime.invocation', { verb: 'echo.echo' });
+    const shared = { face: 'http', mode: 'sync' };
+    const first = tracing.observer.span('runtime.resolve', shared, { parent: invocation.traceparent });
+    const second = tracing.observer.span('runtime.era', shared, { parent: invocation.traceparent });
+    first.set({ mode: 'async', extra: 1 });
+    first.end(new PlexusError('NOT_FOUND', 'no such verb'));
+    second.end();
+    second.set({ late: true }); // after its end: ignored
+    invocation.end();
+    const [resolve, era] = exporter.getFinishedSpans();
+    expect(resolve!.attributes).toEqual({
+      'plexus.face': 'http',
+      'plexus.mode': 'async',
+      'plexus.extra': 1,
+      'error.type': 'NOT_FOUND',
+    });
+    expect(Object.keys(resolve!.attributes)).toEqual([
+      'plexus.face',
+      'plexus.mode',
+      'plexus.extra',
+      'error.type',
+    ]);
+    expect(era!.attributes).toEqual({ 'plexus.face': 'http', 'plexus.mode': 'sync' });
+    expect(shared).toEqual({ face: 'http', mode: 'sync' });
+    expect(resolve!.spanContext().spanId).not.toBe(era!.spanContext().spanId);
+    expect(first.traceparent).toBe(
+      `00-${resolve!.spanContext().traceId}-${resolve!.spanContext().spanId}-01`,
+    );
+  });
+
   it('converts Unix milliseconds to HrTime without a nanosecond overflow', () => {
     expect(hrTimeOf(1_700_000_000_123.5)).toEqual([1_700_000_000, 123_500_000]);
     const [, nanos] = hrTimeOf(1_700_000_000_000 + 999.9999999);
