@@ -49,11 +49,12 @@ import { loadOrCreateNodeKey, type NodeKey } from './node-key.js';
 import { nodeRouter } from './node-router.js';
 import { trackLogHealth } from './log-health.js';
 import { cleanupStack, type CleanupStack } from './cleanup-stack.js';
-import { nodeMetrics } from '../observability/metrics/node-metrics.js';
+import { METERED_SPANS, nodeMetrics } from '../observability/metrics/node-metrics.js';
 import { nodeTracingOf } from './tracing-setup.js';
-import { teeObserver, type Observer } from '../runtime/observer.js';
+import type { Observer } from '../runtime/observer.js';
+import { nodeObserver } from '../observability/node-observer.js';
 import { meteredAdmission, meteredLog } from './metered.js';
-import { invocationLogObserver } from '../observability/logging/invocation-log.js';
+import { LOGGED_SPANS, invocationLogObserver } from '../observability/logging/invocation-log.js';
 
 /** How long `stop()` waits for open HTTP connections after the drain before cutting them, ms. */
 const CONNECTION_GRACE_MS = 2_000;
@@ -256,11 +257,12 @@ export function createNode(init: NodeInit = {}): Node {
     if (tracing !== undefined) cleanup.push(bestEffort(() => tracing.shutdown())); // runs last: flushes
     // The runtime's spans feed the meters, with a logger the invocation and routing lines, and
     // with tracing on the exported spans.
-    const observer = teeObserver(
-      ...(metrics === undefined ? [] : [metrics.observer]),
-      ...(logger === silentLogger ? [] : [invocationLogObserver(logger)]),
-      ...(tracing === undefined ? [] : [tracing.observer]),
-    );
+    // Each part gets only the spans it reads (OBS-62): a step goes straight to the tracer.
+    const observer: Observer = nodeObserver([
+      ...(metrics === undefined ? [] : [{ observer: metrics.observer, spans: METERED_SPANS }]),
+      ...(logger === silentLogger ? [] : [{ observer: invocationLogObserver(logger), spans: LOGGED_SPANS }]),
+      ...(tracing === undefined ? [] : [{ observer: tracing.observer }]),
+    ]);
     try {
       const tls = init.tls === undefined ? undefined : await readTls(init.tls);
       await log.start();

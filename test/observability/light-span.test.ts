@@ -1,9 +1,11 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PlexusError } from '../../src/core/errors.js';
 import { hrTimeOf } from '../../src/observability/tracing/light-span.js';
 import { nodeTracing } from '../../src/observability/tracing/node-tracing.js';
+import { traceparentIds } from '../../src/observability/tracing/tracing-observer.js';
 
 /** A pipeline step under an invocation span, as the runtime reports them. */
 function invocationWithSteps(sampling: number) {
@@ -66,9 +68,67 @@ describe('pipeline-step spans without the tracer (OBS-55)', () => {
     expect(ok.traceparent).not.toBe(invocation.traceparent);
   });
 
+  it('keeps a call’s shared attributes apart from what one step adds (OBS-61)', () => {
+    const exporter = new InMemorySpanExporter();
+    const tracing = nodeTracing({ exporter, batch: false });
+    const invocation = tracing.observer.span('runtime.invocation', { verb: 'echo.echo' });
+    const shared = { face: 'http', mode: 'sync' };
+    const first = tracing.observer.span('runtime.resolve', shared, { parent: invocation.traceparent });
+    const second = tracing.observer.span('runtime.era', shared, { parent: invocation.traceparent });
+    first.set({ mode: 'async', extra: 1 });
+    first.end(new PlexusError('NOT_FOUND', 'no such verb'));
+    second.end();
+    second.set({ late: true }); // after its end: ignored
+    invocation.end();
+    const [resolve, era] = exporter.getFinishedSpans();
+    expect(resolve!.attributes).toEqual({
+      'plexus.face': 'http',
+      'plexus.mode': 'async',
+      'plexus.extra': 1,
+      'error.type': 'NOT_FOUND',
+    });
+    expect(Object.keys(resolve!.attributes)).toEqual([
+      'plexus.face',
+      'plexus.mode',
+      'plexus.extra',
+      'error.type',
+    ]);
+    expect(era!.attributes).toEqual({ 'plexus.face': 'http', 'plexus.mode': 'sync' });
+    expect(shared).toEqual({ face: 'http', mode: 'sync' });
+    expect(resolve!.spanContext().spanId).not.toBe(era!.spanContext().spanId);
+    expect(first.traceparent).toBe(
+      `00-${resolve!.spanContext().traceId}-${resolve!.spanContext().spanId}-01`,
+    );
+  });
+
   it('converts Unix milliseconds to HrTime without a nanosecond overflow', () => {
     expect(hrTimeOf(1_700_000_000_123.5)).toEqual([1_700_000_000, 123_500_000]);
     const [, nanos] = hrTimeOf(1_700_000_000_000 + 999.9999999);
     expect(nanos).toBeLessThan(1e9);
+  });
+
+  it('reads a traceparent as the version-00 pattern does (property, seeded)', () => {
+    const PATTERN = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+    const hexChar = fc.constantFrom(...'0123456789abcdefABCDEF-g0'.split(''));
+    const field = (n: number) => fc.string({ unit: hexChar, minLength: n - 1, maxLength: n + 1 });
+    const value = fc.oneof(
+      fc.tuple(fc.constantFrom('00', '01', '0'), field(32), field(16), field(2)).map((p) => p.join('-')),
+      fc.constantFrom(
+        `00-${'0'.repeat(32)}-${'1'.repeat(16)}-01`,
+        `00-${'1'.repeat(32)}-${'0'.repeat(16)}-01`,
+      ),
+      fc.string({ maxLength: 60 }),
+    );
+    fc.assert(
+      fc.property(value, (text) => {
+        const m = PATTERN.exec(text);
+        const expected =
+          m === null || /^0+$/.test(m[1] ?? '') || /^0+$/.test(m[2] ?? '')
+            ? undefined
+            : { traceId: m[1], spanId: m[2], flags: Number.parseInt(m[3] ?? '', 16) };
+        expect(traceparentIds(text)).toEqual(expected);
+      }),
+      { seed: 61, numRuns: 2000 },
+    );
   });
 });

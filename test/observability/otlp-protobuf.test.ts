@@ -193,6 +193,60 @@ describe('OTLP/protobuf encoding (OBS-60)', () => {
     );
   });
 
+  it('writes a call’s step records as it writes any span (property, seeded; OBS-61)', () => {
+    const value = fc.oneof(
+      fc.string({ maxLength: 30 }),
+      fc.string({ unit: 'binary', maxLength: 30 }),
+      fc.integer(),
+      fc.double({ noNaN: true }),
+      fc.boolean(),
+    );
+    const flat = fc.dictionary(
+      fc.constantFrom('step', 'job', 'events', 'a.b', 'user', 'traceparent', 'verb'),
+      value,
+      {
+        maxKeys: 4,
+      },
+    );
+    const step = fc.record({
+      name: fc.constantFrom('runtime.resolve', 'runtime.execute', 'store.commit', 'effect.charges'),
+      own: fc.option(flat, { nil: undefined }),
+      fails: fc.boolean(),
+      nested: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(
+        flat,
+        fc.array(step, { minLength: 1, maxLength: 8 }),
+        fc.option(fc.constantFrom('vendor=a', 'k1=v1,k2=v2'), { nil: undefined }),
+        (shared, steps, tracestate) => {
+          const exporter = new InMemorySpanExporter();
+          const tracing = nodeTracing({ exporter, batch: false, serviceName: 'steps' });
+          const parent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+          const invocation = tracing.observer.span('runtime.invocation', shared, {
+            parent,
+            ...(tracestate === undefined ? {} : { tracestate }),
+          });
+          let last = invocation.traceparent;
+          for (const s of steps) {
+            // the steps of a call share one attributes object, as the runtime passes them
+            const span = tracing.observer.span(s.name, shared, {
+              parent: s.nested ? last : invocation.traceparent,
+            });
+            last = span.traceparent;
+            if (s.own !== undefined) span.set(s.own);
+            span.end(s.fails ? new PlexusError('INTERNAL', 'boom – ü') : undefined);
+          }
+          invocation.end();
+          const spans = exporter.getFinishedSpans();
+          expect(spans).toHaveLength(steps.length + 1);
+          expectSameBytes(encodeTraceRequest(spans), official(spans));
+        },
+      ),
+      { seed: 61, numRuns: 150 },
+    );
+  });
+
   it('grows past its buffer for a large batch and still matches', () => {
     const exporter = new InMemorySpanExporter();
     const tracing = nodeTracing({ exporter, batch: false });

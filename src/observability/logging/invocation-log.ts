@@ -38,6 +38,9 @@ const text = (value: unknown): string | null => (typeof value === 'string' ? val
 
 const milliseconds = (started: number): number => Math.round((performance.now() - started) * 1000) / 1000;
 
+/** The spans the log reads (OBS-62): every other span is ignored. */
+export const LOGGED_SPANS: readonly string[] = [INVOCATION_SPAN, EXECUTE_SPAN];
+
 /**
  * An observer writing the invocation and routing lines to `logger` (at `info`).
  *

@@ -22,6 +22,9 @@ import { ATTR_LLM_MODEL, ATTR_LLM_TOKENS_INPUT, ATTR_LLM_TOKENS_OUTPUT } from '.
 import { labelCap } from './label-cap.js';
 import { counterTable, histogramTable } from './series-table.js';
 
+/** The spans the meters read (OBS-62): every other span is ignored. */
+export const METERED_SPANS: readonly string[] = [INVOCATION_SPAN];
+
 /** Options of {@link nodeMetrics}. */
 export interface NodeMetricsInit {
   /** The most distinct verbs labelled; later ones count as `other`. @default 200 */

@@ -1,9 +1,13 @@
 /**
- * Pipeline-step spans without the tracer (OBS-55): a step of a sampled invocation is a plain
- * `ReadableSpan` handed straight to the node's span processor when it ends, so the same batch
- * processor and OTLP exporter send it as they send the tracer's spans. The tracer's
- * `startSpan` (sampler, id validation, clock anchoring, attribute limits) cost ~40% of the
- * CPU tracing took per span; a step only needs its ids, times, attributes and status.
+ * Internal spans without the tracer (OBS-55), kept as compact records (OBS-61): a step of a
+ * sampled invocation is one object — its name, the call's shared attributes, the parent's span
+ * context, a span id (a slice of a batch of random hex, `span-ids.ts`), start and end as Unix
+ * milliseconds and a status code — handed to the node's span processor when it ends, so the
+ * same batch processor and exporter send it as they send the tracer's spans. It is the span
+ * the runtime holds (no wrapper, no closures) and it is its own span context. What the
+ * OpenTelemetry `ReadableSpan` shape asks for beyond that (`HrTime` pairs, a status object,
+ * the merged attributes) is worked out only when read: the OTLP/protobuf encoder reads the
+ * record's fields directly (`otlp-protobuf.ts`), other exporters through the getters.
  * A step under an unsampled parent records nothing, as the parent-based sampler would decide.
  */
 import {
@@ -15,11 +19,14 @@ import {
   type Link,
   type SpanContext,
   type SpanStatus,
+  type TraceState,
 } from '@opentelemetry/api';
 import type { InstrumentationScope } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan, SpanProcessor, TimedEvent } from '@opentelemetry/sdk-trace-base';
-import { randomHexId } from '../../core/random-hex.js';
+import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
+import { spanAttributesOf, type FlatAttributes } from './runtime-attributes.js';
+import { newSpanIdHex } from './span-ids.js';
 
 /** Where ended light spans go: the provider's processor, resource and scope. */
 export interface LightSpanSink {
@@ -28,13 +35,21 @@ export interface LightSpanSink {
   readonly scope: InstrumentationScope;
 }
 
-/** A light span in progress. */
+/** What a span ends with when it failed (a `PlexusError`, structurally). */
+export interface SpanFailure {
+  readonly code: string;
+  readonly message: string;
+}
+
+/** A light span in progress (the runtime's `ObserverSpan`, structurally). */
 export interface LightSpan {
   readonly traceparent: string;
   /** The span's own id (16 hex characters). */
   readonly spanId: string;
-  set(attributes: Attributes): void;
-  end(status?: SpanStatus, attributes?: Attributes): void;
+  /** Adds the runtime's attributes (converted as on the span's start). */
+  set(attributes: FlatAttributes): void;
+  /** Ends the span, failed with `error` when given. Ending twice is a no-op. */
+  end(error?: SpanFailure): void;
 }
 
 const NO_LINKS: Link[] = [];
@@ -54,71 +69,130 @@ export function hrTimeOf(ms: number): HrTime {
 
 const nowMs = (): number => ORIGIN_MS + performance.now();
 
-class RecordedStep implements ReadableSpan, LightSpan {
+/** A recorded internal span: the compact record, and a `ReadableSpan` and `SpanContext` by its getters. */
+export class StepSpan implements ReadableSpan, LightSpan {
   readonly kind = SpanKind.INTERNAL;
   readonly links = NO_LINKS;
   readonly events = NO_EVENTS;
   readonly droppedAttributesCount = 0;
   readonly droppedEventsCount = 0;
   readonly droppedLinksCount = 0;
-  status: SpanStatus = { code: SpanStatusCode.UNSET };
-  endTime: HrTime = [0, 0];
-  duration: HrTime = [0, 0];
-  ended = false;
-  readonly startTime: HrTime;
-  readonly traceparent: string;
+  readonly traceFlags = TraceFlags.SAMPLED;
+  /** The trace id (the parent's). */
+  readonly traceId: string;
   readonly spanId: string;
-  readonly resource: Resource;
-  readonly instrumentationScope: InstrumentationScope;
+  /** Attributes shared with other spans of the call: never written. */
+  readonly base: Attributes;
+  /** Attributes of this span alone (set later, or the error type), when any. */
+  own: Attributes | undefined = undefined;
+  endMs = 0;
+  statusCode: SpanStatusCode = SpanStatusCode.UNSET;
+  statusMessage: string | undefined = undefined;
+  ended = false;
+  private merged: Attributes | undefined = undefined;
+  private header: string | undefined = undefined;
 
   constructor(
     readonly name: string,
-    readonly attributes: Attributes,
-    private readonly context: SpanContext,
+    base: Attributes,
     readonly parentSpanContext: SpanContext,
-    private readonly startMs: number,
+    readonly startMs: number,
     private readonly sink: LightSpanSink,
   ) {
-    this.startTime = hrTimeOf(startMs);
-    this.spanId = context.spanId;
-    this.traceparent = `00-${context.traceId}-${context.spanId}-01`;
-    this.resource = sink.resource;
-    this.instrumentationScope = sink.scope;
+    this.traceId = parentSpanContext.traceId;
+    this.spanId = newSpanIdHex();
+    this.base = base;
+  }
+
+  // ---- SpanContext: the span is its own ----
+  get traceState(): TraceState | undefined {
+    return this.parentSpanContext.traceState;
   }
 
   spanContext(): SpanContext {
-    return this.context;
+    // its trace and span id, flags and trace state are the context's fields (a trace state
+    // reads `undefined` when there is none, as an absent one does)
+    return this as unknown as SpanContext;
   }
 
-  set(more: Attributes): void {
-    if (!this.ended) Object.assign(this.attributes, more);
+  get traceparent(): string {
+    return (this.header ??= `00-${this.traceId}-${this.spanId}-01`);
   }
 
-  end(status?: SpanStatus, more?: Attributes): void {
+  // ---- ReadableSpan, worked out when read ----
+  get attributes(): Attributes {
+    if (this.own === undefined) return this.base;
+    return (this.merged ??= { ...this.base, ...this.own });
+  }
+
+  get status(): SpanStatus {
+    return this.statusMessage === undefined
+      ? { code: this.statusCode }
+      : { code: this.statusCode, message: this.statusMessage };
+  }
+
+  get startTime(): HrTime {
+    return hrTimeOf(this.startMs);
+  }
+
+  get endTime(): HrTime {
+    return this.ended ? hrTimeOf(this.endMs) : [0, 0];
+  }
+
+  get duration(): HrTime {
+    if (!this.ended) return [0, 0];
+    const micros = Math.round((this.endMs - this.startMs) * 1000);
+    return [Math.floor(micros / 1e6), (micros % 1e6) * 1000];
+  }
+
+  get resource(): Resource {
+    return this.sink.resource;
+  }
+
+  get instrumentationScope(): InstrumentationScope {
+    return this.sink.scope;
+  }
+
+  // ---- the runtime's span ----
+  set(more: FlatAttributes): void {
     if (this.ended) return;
-    const endMs = Math.max(nowMs(), this.startMs);
-    if (more !== undefined) Object.assign(this.attributes, more);
-    if (status !== undefined) this.status = status;
-    this.endTime = hrTimeOf(endMs);
-    const micros = Math.round((endMs - this.startMs) * 1000);
-    this.duration = [Math.floor(micros / 1e6), (micros % 1e6) * 1000];
+    this.addOwn(spanAttributesOf(this.name, more));
+  }
+
+  end(error?: SpanFailure): void {
+    if (this.ended) return;
+    this.endMs = Math.max(nowMs(), this.startMs);
+    if (error !== undefined) {
+      this.statusCode = SpanStatusCode.ERROR;
+      this.statusMessage = `${error.code}: ${error.message}`;
+      this.addOwn({ [ATTR_ERROR_TYPE]: error.code });
+    }
     this.ended = true;
     this.sink.processor.onEnd(this);
   }
+
+  private addOwn(more: Attributes): void {
+    this.merged = undefined;
+    if (this.own === undefined) this.own = more;
+    else Object.assign(this.own, more);
+  }
 }
 
+/** A span under an unsampled parent: an id of its own, nothing recorded. */
 class UnsampledStep implements LightSpan {
-  constructor(
-    readonly traceparent: string,
-    readonly spanId: string,
-  ) {}
+  readonly spanId = newSpanIdHex();
+  constructor(private readonly traceId: string) {}
+  get traceparent(): string {
+    return `00-${this.traceId}-${this.spanId}-00`;
+  }
   set(): void {}
   end(): void {}
 }
 
 /**
- * Starts a step span under `parent` (a valid span context): recorded and exported when the
- * parent is sampled, a non-recording span with its own id otherwise.
+ * Starts an internal span named `name` under `parent` (a valid span context) with `attributes`
+ * (span attributes, possibly shared with other spans: never written): recorded and exported
+ * when the parent is sampled, a non-recording span with its own id otherwise.
  */
 export function startLightSpan(
   sink: LightSpanSink,
@@ -127,15 +201,6 @@ export function startLightSpan(
   parent: SpanContext,
   startedAt?: number,
 ): LightSpan {
-  const spanId = randomHexId(8);
-  if ((parent.traceFlags & TraceFlags.SAMPLED) === 0) {
-    return new UnsampledStep(`00-${parent.traceId}-${spanId}-00`, spanId);
-  }
-  const context: SpanContext = {
-    traceId: parent.traceId,
-    spanId,
-    traceFlags: TraceFlags.SAMPLED,
-    ...(parent.traceState === undefined ? {} : { traceState: parent.traceState }),
-  };
-  return new RecordedStep(name, attributes, context, parent, startedAt ?? nowMs(), sink);
+  if ((parent.traceFlags & TraceFlags.SAMPLED) === 0) return new UnsampledStep(parent.traceId);
+  return new StepSpan(name, attributes, parent, startedAt ?? nowMs(), sink);
 }

@@ -15,6 +15,7 @@ import type { AttributeValue, Attributes, HrTime, SpanContext } from '@opentelem
 import type { InstrumentationScope } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { StepSpan } from './light-span.js';
 
 /** Wire types. */
 const VARINT = 0;
@@ -96,7 +97,25 @@ class Writer {
 
   /** `[seconds, nanos]` as fixed64 nanoseconds since the epoch. */
   hrTime(time: HrTime): void {
-    const [seconds, nanos] = time;
+    this.time(time[0], time[1]);
+  }
+
+  /**
+   * Unix milliseconds (fractional) as fixed64 nanoseconds: the value `hrTime(hrTimeOf(ms))`
+   * writes (`light-span.ts`), without the pair.
+   */
+  unixMs(ms: number): void {
+    let seconds = Math.floor(ms / 1000);
+    let nanos = Math.round((ms - seconds * 1000) * 1e6);
+    if (nanos >= 1e9) {
+      seconds += 1;
+      nanos -= 1e9;
+    }
+    this.time(seconds, nanos);
+  }
+
+  /** Seconds and nanoseconds since the epoch as fixed64 nanoseconds. */
+  time(seconds: number, nanos: number): void {
     // seconds × 1e9 exceeds 2^53 for today's dates: split seconds into its low 16 bits and the
     // rest, so each product stays exact, then carry into the high word.
     const lowPart = (seconds & 0xffff) * 1e9;
@@ -308,6 +327,54 @@ function writeSpan(out: Writer, span: ReadableSpan): void {
   out.fixed32(spanFlags(context, parent?.isRemote));
 }
 
+/**
+ * A light step span (OBS-61) from its record: the bytes {@link writeSpan} writes for it through
+ * its `ReadableSpan` getters, without making the pairs, status and context objects they return.
+ */
+function writeStep(out: Writer, span: StepSpan): void {
+  const parent = span.parentSpanContext;
+  out.tag(1, LEN);
+  out.hexId(span.traceId);
+  out.tag(2, LEN);
+  out.hexId(span.spanId);
+  const traceState = parent.traceState?.serialize();
+  if (traceState) {
+    out.tag(3, LEN);
+    out.string(traceState);
+  }
+  if (parent.spanId) {
+    out.tag(4, LEN);
+    out.hexId(parent.spanId);
+  }
+  out.tag(5, LEN);
+  out.string(span.name);
+  out.tag(6, VARINT);
+  out.varint(span.kind + 1);
+  out.tag(7, FIXED64);
+  out.unixMs(span.startMs);
+  out.tag(8, FIXED64);
+  if (span.ended) out.unixMs(span.endMs);
+  else out.time(0, 0);
+  writeAttributes(out, span.attributes, 9);
+  out.tag(10, VARINT);
+  out.varint(0);
+  out.tag(12, VARINT);
+  out.varint(0);
+  out.tag(14, VARINT);
+  out.varint(0);
+  out.tag(15, LEN);
+  const status = out.open();
+  if (span.statusMessage) {
+    out.tag(2, LEN);
+    out.string(span.statusMessage);
+  }
+  out.tag(3, VARINT);
+  out.varint(span.statusCode);
+  out.close(status);
+  out.tag(16, FIXED32);
+  out.fixed32((span.traceFlags & 0xff) | HAS_IS_REMOTE | (parent.isRemote === true ? IS_REMOTE : 0));
+}
+
 function writeScope(out: Writer, scope: InstrumentationScope): void {
   out.tag(1, LEN);
   const at = out.open();
@@ -367,7 +434,8 @@ export function encodeTraceRequest(spans: readonly ReadableSpan[]): Uint8Array {
       for (const span of list) {
         out.tag(2, LEN);
         const one = out.open();
-        writeSpan(out, span);
+        if (span instanceof StepSpan) writeStep(out, span);
+        else writeSpan(out, span);
         out.close(one);
       }
       if (scope.schemaUrl) {

@@ -6,7 +6,7 @@
  * `Tracer.startSpan` asks for the ids synchronously, so setting them just before is safe.
  */
 import type { IdGenerator } from '@opentelemetry/sdk-trace-base';
-import { randomHexId } from '../../core/random-hex.js';
+import { newSpanIdHex, newTraceIdHex } from './span-ids.js';
 
 /** An id generator whose next ids can be preset. */
 export interface PresetIds extends IdGenerator {
@@ -30,12 +30,12 @@ export function presetIds(): PresetIds {
       spanId = undefined;
     },
     generateTraceId() {
-      const id = traceId ?? randomHexId(16);
+      const id = traceId ?? newTraceIdHex();
       traceId = undefined;
       return id;
     },
     generateSpanId() {
-      const id = spanId ?? randomHexId(8);
+      const id = spanId ?? newSpanIdHex();
       spanId = undefined;
       return id;
     },

@@ -12,8 +12,8 @@ import {
   TraceFlags,
   createTraceState,
   trace,
-  type Attributes,
   type Context,
+  type SpanContext,
   type Span,
   type TraceState,
   type Tracer,
@@ -21,12 +21,11 @@ import {
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import type { PlexusError } from '../../core/errors.js';
 import { cleanTracestate } from '../../core/tracestate.js';
-import { INVOCATION_SPAN } from '../span-names.js';
 import { startLightSpan, type LightSpanSink } from './light-span.js';
 import type { PresetIds } from './preset-ids.js';
-import { ATTR_TENANT_ID, ATTR_VERB } from './span-attributes.js';
+import { sharedAttributesConverter, spanAttributesOf, type FlatAttributes } from './runtime-attributes.js';
 
-type Flat = Readonly<Record<string, string | number | boolean>>;
+type Flat = FlatAttributes;
 
 /** Span kinds by name (the runtime's `ObserverSpanKind`). */
 export type TracedSpanKind = 'internal' | 'server' | 'client' | 'producer' | 'consumer';
@@ -61,21 +60,60 @@ const KINDS: Readonly<Record<TracedSpanKind, SpanKind>> = {
   consumer: SpanKind.CONSUMER,
 };
 
-/** `00-<trace>-<span>-<flags>`, version 00 exactly (the forms the runtime writes). */
-const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 const ZERO_TRACE = '0'.repeat(32);
 const ZERO_SPAN = '0'.repeat(16);
 
-/** The ids of a version-00 `traceparent`, or `undefined` when it is not one (or all zeros). */
+/** 1 for the character codes of lower-case hex digits. */
+const LOWER_HEX = new Uint8Array(128);
+for (const c of '0123456789abcdef') LOWER_HEX[c.charCodeAt(0)] = 1;
+
+function lowerHex(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code >= 128 || LOWER_HEX[code] === 0) return false;
+  }
+  return true;
+}
+
+/**
+ * The ids of a version-00 `traceparent` — `00-<32 hex>-<16 hex>-<2 hex>`, lower case, the forms
+ * the runtime writes — or `undefined` when it is not one (or its ids are all zeros). Checked
+ * character by character (a regular expression and its match array cost more, once per span).
+ */
 export function traceparentIds(
   value: string | undefined,
 ): { readonly traceId: string; readonly spanId: string; readonly flags: number } | undefined {
-  if (value === undefined) return undefined;
-  const m = TRACEPARENT.exec(value);
-  if (m === null) return undefined;
-  const [, traceId = '', spanId = '', flags = '00'] = m;
+  if (value?.length !== 55) return undefined;
+  if (value.charCodeAt(0) !== 48 || value.charCodeAt(1) !== 48) return undefined; // "00"
+  if (value[2] !== '-' || value[35] !== '-' || value[52] !== '-') return undefined;
+  if (!lowerHex(value, 3, 35) || !lowerHex(value, 36, 52) || !lowerHex(value, 53, 55)) return undefined;
+  const traceId = value.slice(3, 35);
+  const spanId = value.slice(36, 52);
   if (traceId === ZERO_TRACE || spanId === ZERO_SPAN) return undefined;
-  return { traceId, spanId, flags: Number.parseInt(flags, 16) };
+  return { traceId, spanId, flags: Number.parseInt(value.slice(53, 55), 16) };
+}
+
+/**
+ * The span context a `traceparent` names as a parent (remote, as the tracer would take it), or
+ * `undefined` without a valid one, with the `tracestate` that came with it when that is well
+ * formed (OBS-45; a malformed one is dropped).
+ */
+export function parentSpanContextOf(
+  traceparent: string | undefined,
+  tracestate?: string | TraceState,
+): SpanContext | undefined {
+  const ids = traceparentIds(traceparent);
+  if (ids === undefined) return undefined;
+  const clean = typeof tracestate === 'string' ? cleanTracestate(tracestate) : undefined;
+  const state =
+    typeof tracestate === 'string' ? (clean === undefined ? undefined : createTraceState(clean)) : tracestate;
+  return {
+    traceId: ids.traceId,
+    spanId: ids.spanId,
+    traceFlags: ids.flags & TraceFlags.SAMPLED,
+    isRemote: true,
+    ...(state === undefined ? {} : { traceState: state }),
+  };
 }
 
 /**
@@ -83,63 +121,48 @@ export function traceparentIds(
  * `tracestate` that came with it when that is well formed (OBS-45; a malformed one is dropped).
  */
 export function contextOf(traceparent: string | undefined, tracestate?: string | TraceState): Context {
-  const ids = traceparentIds(traceparent);
-  if (ids === undefined) return ROOT_CONTEXT;
-  const clean = typeof tracestate === 'string' ? cleanTracestate(tracestate) : undefined;
-  const state =
-    typeof tracestate === 'string' ? (clean === undefined ? undefined : createTraceState(clean)) : tracestate;
-  return trace.setSpanContext(ROOT_CONTEXT, {
-    traceId: ids.traceId,
-    spanId: ids.spanId,
-    traceFlags: ids.flags & TraceFlags.SAMPLED,
-    isRemote: true,
-    ...(state === undefined ? {} : { traceState: state }),
-  });
+  const parent = parentSpanContextOf(traceparent, tracestate);
+  return parent === undefined ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, parent);
+}
+
+/** How many parents {@link parentCache} keeps: the invocation's, an execute's, a commit's. */
+const PARENTS_KEPT = 4;
+
+/**
+ * The parent span contexts of the last few distinct parents (OBS-61): the steps of one call all
+ * name the invocation span, the effects and the store commit their step, so each `traceparent`
+ * is parsed once per call instead of once per span.
+ */
+function parentCache(): {
+  get(traceparent: string, state: string | TraceState | undefined): SpanContext | undefined;
+} {
+  const texts: (string | undefined)[] = new Array<string | undefined>(PARENTS_KEPT).fill(undefined);
+  const states: (string | TraceState | undefined)[] = new Array<string | TraceState | undefined>(
+    PARENTS_KEPT,
+  ).fill(undefined);
+  const contexts: (SpanContext | undefined)[] = new Array<SpanContext | undefined>(PARENTS_KEPT).fill(
+    undefined,
+  );
+  let next = 0;
+  return {
+    get(traceparent, state) {
+      for (let i = 0; i < PARENTS_KEPT; i += 1) {
+        if (texts[i] === traceparent && states[i] === state) return contexts[i];
+      }
+      const context = parentSpanContextOf(traceparent, state);
+      texts[next] = traceparent;
+      states[next] = state;
+      contexts[next] = context;
+      next = (next + 1) % PARENTS_KEPT;
+      return context;
+    },
+  };
 }
 
 /** The W3C `traceparent` of a span. */
 export function traceparentOf(span: Span): string {
   const { traceId, spanId, traceFlags } = span.spanContext();
   return `00-${traceId}-${spanId}-${(traceFlags & 0xff).toString(16).padStart(2, '0')}`;
-}
-
-/** Span attributes the runtime sets for its log lines (OBS-23), never exported. */
-const LOG_ONLY: ReadonlySet<string> = new Set(['traceparent', 'user']);
-
-/**
- * The runtime's attribute names as span attributes: on the invocation span `verb` and `tenant`
- * are the seed's `agentese.verb` / `agentese.tenant_id`; names with a dot are kept; any other
- * bare name is the node's own, `plexus.<name>`.
- */
-function attributesOf(name: string, attributes: Flat | undefined): Attributes {
-  const out: Attributes = {};
-  if (attributes === undefined) return out;
-  const invocation = name === INVOCATION_SPAN;
-  for (const key in attributes) {
-    const value = attributes[key];
-    if (value === undefined) continue;
-    if (invocation && key === 'verb') out[ATTR_VERB] = value;
-    else if (invocation && key === 'tenant') out[ATTR_TENANT_ID] = value;
-    else {
-      const exported = exportedName(key);
-      if (exported !== undefined) out[exported] = value;
-    }
-  }
-  return out;
-}
-
-/** Exported names of the runtime's attribute names, worked out once per name (a small, fixed set). */
-const EXPORTED = new Map<string, string | undefined>();
-
-/** `key` as a span attribute name, or `undefined` for one kept for the log line only. */
-function exportedName(key: string): string | undefined {
-  let exported = EXPORTED.get(key);
-  if (exported === undefined && !EXPORTED.has(key)) {
-    // for the log line only: the trace is the span's own, and user ids are personal data
-    exported = LOG_ONLY.has(key) ? undefined : key.includes('.') ? key : `plexus.${key}`;
-    if (EXPORTED.size < 4096) EXPORTED.set(key, exported);
-  }
-  return exported;
 }
 
 /**
@@ -164,42 +187,27 @@ export function tracingObserver(tracer: Tracer, ids: PresetIds, steps?: LightSpa
     if (states.size >= MAX_STATES) states.clear();
     states.set(spanId, state);
   };
-  // The steps of one invocation all name the invocation span as their parent: parsing the
-  // same `traceparent` into the same context once instead of per span.
-  let lastParent: string | undefined;
-  let lastState: string | TraceState | undefined;
-  let lastContext: Context = ROOT_CONTEXT;
-  const parentContext = (options: TracedSpanOptions): Context => {
-    if (options.parent === undefined) return ROOT_CONTEXT;
-    const state = parentState(options);
-    if (options.parent !== lastParent || state !== lastState) {
-      lastContext = contextOf(options.parent, state);
-      lastParent = options.parent;
-      lastState = state;
-    }
-    return lastContext;
-  };
+  const parents = parentCache();
+  const attributesOf = sharedAttributesConverter();
   return {
     span(name, attributes, options = {}) {
+      const parentText = options.parent;
       if (steps !== undefined && options.self === undefined && (options.kind ?? 'internal') === 'internal') {
-        const parent =
-          options.parent === undefined ? undefined : trace.getSpanContext(parentContext(options));
+        const parent = parentText === undefined ? undefined : parents.get(parentText, parentState(options));
         if (parent !== undefined) {
           const step = startLightSpan(steps, name, attributesOf(name, attributes), parent, options.startedAt);
+          if (parent.traceState === undefined) return step;
           remember(step.spanId, parent.traceState);
           return {
-            traceparent: step.traceparent,
+            get traceparent() {
+              return step.traceparent;
+            },
             set: (more) => {
-              step.set(attributesOf(name, more));
+              step.set(more);
             },
             end: (error) => {
-              if (parent.traceState !== undefined) states.delete(step.spanId);
-              step.end(
-                error === undefined
-                  ? undefined
-                  : { code: SpanStatusCode.ERROR, message: `${error.code}: ${error.message}` },
-                error === undefined ? undefined : { [ATTR_ERROR_TYPE]: error.code },
-              );
+              states.delete(step.spanId);
+              step.end(error);
             },
           };
         }
@@ -208,14 +216,15 @@ export function tracingObserver(tracer: Tracer, ids: PresetIds, steps?: LightSpa
       if (self !== undefined) ids.preset(self.traceId, self.spanId);
       let span: Span;
       try {
+        const parent = parentText === undefined ? undefined : parents.get(parentText, parentState(options));
         span = tracer.startSpan(
           name,
           {
             kind: KINDS[options.kind ?? 'internal'],
-            attributes: attributesOf(name, attributes),
+            attributes: spanAttributesOf(name, attributes),
             ...(options.startedAt === undefined ? {} : { startTime: options.startedAt }),
           },
-          parentContext(options),
+          parent === undefined ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, parent),
         );
       } finally {
         if (self !== undefined) ids.clear();
@@ -227,7 +236,7 @@ export function tracingObserver(tracer: Tracer, ids: PresetIds, steps?: LightSpa
       return {
         traceparent,
         set(more) {
-          if (!ended && span.isRecording()) span.setAttributes(attributesOf(name, more));
+          if (!ended && span.isRecording()) span.setAttributes(spanAttributesOf(name, more));
         },
         end(error) {
           if (ended) return;
