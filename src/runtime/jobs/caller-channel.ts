@@ -7,7 +7,7 @@
  * channel, and `ctx.sample` fails with `PRECONDITION_FAILED` saying why.
  */
 import { PlexusError } from '../../core/errors.js';
-import { isJsonObject, type JsonObject } from '../../core/json.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.js';
 
 /**
  * What a handler asks the caller's model (`ctx.sample`): the MCP `sampling/createMessage`
@@ -46,6 +46,15 @@ export interface CallerChannel {
    *   face maps the caller's failure.
    */
   readonly sample?: (request: SampleRequest, options: CallerRequestOptions) => Promise<SampleResult>;
+  /**
+   * Told of each progress report of the job (`ctx.progress`), in order, once its
+   * `job.progress` event is committed — in memory, so a face that relays progress to its
+   * caller (MCP `notifications/progress`) need not follow the log (RT-056). Reports of every
+   * run of the job (after a pause for input too) reach it while the engine holds the job; it
+   * is dropped with the job. A report whose event the log refused is not told; a listener
+   * that throws is logged, never felt by the handler.
+   */
+  readonly progress?: (data: JsonValue) => void;
 }
 
 /** Most tokens a sample may ask for. */

@@ -154,6 +154,18 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
     else emit(event);
   };
 
+  /** Tells a caller's progress listener of `data` (RT-056); what it throws is logged. */
+  const tell = (listener: (data: JsonValue) => void, data: JsonValue): void => {
+    try {
+      listener(data);
+    } catch (error) {
+      logger.warn(
+        { error: toPlexusError(error).message.slice(0, 200), event: 'runtime.progress_listener_failed' },
+        'runtime.progress_listener_failed',
+      );
+    }
+  };
+
   /** Waits until both projections have seen `seq`. */
   const caughtUp = (seq: number): Promise<unknown> =>
     Promise.all([components.jobs.waitFor(seq), components.idempotency.waitFor(seq)]);
@@ -399,6 +411,8 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
         ),
       );
     }
+    // the progress reports of this run told to the caller's listener, in order (RT-056)
+    let told: Promise<void> = Promise.resolve();
     const executed: { -readonly [K in keyof ExecutedJob]: ExecutedJob[K] } = {
       id: job.id,
       request: job.request,
@@ -411,11 +425,29 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
       progress: (data) => {
         if (job.state !== 'WORKING') return;
         const event = jobEvent(job, RUNTIME_EVENTS.jobProgress, { id: job.id, progress: data });
-        if (job.held === undefined) emit(event);
-        else
-          persist(job, [event]).catch((error: unknown) => {
-            report('job progress', error);
-          });
+        const listener = job.caller?.progress;
+        if (listener === undefined) {
+          if (job.held === undefined) emit(event);
+          else
+            persist(job, [event]).catch((error: unknown) => {
+              report('job progress', error);
+            });
+          return;
+        }
+        // RT-056: the caller's listener hears of the report once it is durable, in order
+        const durable = job.held === undefined ? log.append(event) : persist(job, [event]);
+        told = told.then(
+          () =>
+            durable.then(
+              () => {
+                tell(listener, data);
+              },
+              (error: unknown) => {
+                report('job progress', error);
+              },
+            ),
+          () => undefined,
+        );
       },
     };
     const abort = jobAbort(job);
@@ -438,6 +470,8 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
     const results = await Promise.all(
       targets.map((t) => runLegWith(components.executor, executed, t, abort)),
     );
+    // the caller hears of every report before the job's end or pause is recorded (RT-056)
+    if (job.caller?.progress !== undefined) await told;
     const first = results[0];
     if (route === 'broadcast') {
       span.end();

@@ -26,7 +26,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { randomUUID } from 'node:crypto';
 import { PlexusError, isPlexusErrorCode } from '../../core/errors.js';
 import type { JsonValue } from '../../core/json.js';
@@ -381,8 +381,11 @@ export function sessionServer(init: SessionServerInit): SessionServer {
     });
     return result;
   };
-  // OBS-57: a call is a SERVER span (its invocation the child) like the requests above
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+  // OBS-57: a call is a SERVER span (its invocation the child) like the requests above.
+  // MCP-59: registered as the protocol registers any request (its params parsed once against
+  // the schema); the SDK Server's own tools/call wrapper would parse them twice more and the
+  // result once, a result this face builds itself (tool-call.ts) in the schema's shape.
+  protocolHandler(server, CallToolRequestSchema, (request, extra) =>
     inRequestSpan(
       init.tracing,
       {
@@ -401,6 +404,20 @@ export function sessionServer(init: SessionServerInit): SessionServer {
   );
   paramsErrorsAreInvalidParams(server);
   return server;
+}
+
+/**
+ * Registers `handler` for `tools/call` with the SDK's base `Protocol` registration (the
+ * request parsed against `schema`, the answer sent as given), not the `Server` override that
+ * also validates the answer (MCP-59).
+ */
+function protocolHandler(
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- see SessionServer
+  server: Server,
+  schema: typeof CallToolRequestSchema,
+  handler: (request: CallToolRequest, extra: ToolCallExtra) => Promise<CallToolResult>,
+): void {
+  Protocol.prototype.setRequestHandler.call(server, schema, handler);
 }
 
 /** What the SDK hands a `tools/call` handler beside the request. */

@@ -1,14 +1,15 @@
 /**
  * Runs one MCP `tools/call` (issue 13 item 3, seed 004 Req 5.4): the tool's verb goes to the
- * agent that offers it through the runtime, with face `mcp` and the session's principal. With a
- * `progressToken` the call is submitted as a job and each `job.progress` event becomes a
- * `notifications/progress`; without one it is invoked. A failure is a result with
+ * agent that offers it through the runtime, with face `mcp` and the session's principal, as a
+ * synchronous invocation. With a `progressToken` each progress report of its job becomes a
+ * `notifications/progress`, told by the runtime in memory once recorded (the job's caller
+ * channel, RT-056; MCP-58), not read back from the log. A failure is a result with
  * `isError: true` whose text names the Plexus code, the message and the source agent, with the
  * code in `_meta` — never a JSON-RPC error. Cancelling the request (`notifications/cancelled`)
  * cancels the job. A verb whose output is an MCP tool result (`mcp:tool` `{content: true}`,
  * MCP-40) has it sent as it is, once the SDK's schema admits it. Progress data with a numeric
  * `progress` (and `total`, `message`) is sent with those numbers (MCP-41); a caller that
- * follows progress (`onProgress`, a session with a logging level) also has the call submitted.
+ * follows progress (`onProgress`, a session with a logging level) is told of it the same way.
  * A job that asks for input is asked of the client by elicitation when it can be (MCP-50,
  * `job-questions.ts`); a client that can sample lends the job its model (`ctx.sample`, MCP-51).
  */
@@ -139,6 +140,44 @@ function waitingJobOf(answer: Envelope): string | undefined {
   return state === 'INPUT_REQUIRED' && typeof job === 'string' ? job : undefined;
 }
 
+/** True when the caller follows the call's progress (a progress token, or `onProgress`). */
+function following(caller: ToolCaller): boolean {
+  return caller.progressToken !== undefined || caller.onProgress !== undefined;
+}
+
+/**
+ * The progress relay of a call that follows progress (MCP-58): the runtime tells it each
+ * progress report of the call's job once recorded (RT-056); each becomes `onProgress` and, with
+ * a token, a `notifications/progress`, in order. `settled()` resolves once every notification
+ * so far is sent; after `end()` nothing more is relayed (the job may outlive the call).
+ */
+function progressRelay(caller: ToolCaller): {
+  readonly progress: (data: JsonValue) => void;
+  settled(): Promise<void>;
+  end(): void;
+} {
+  const token = caller.progressToken;
+  let count = 0;
+  let live = true;
+  let sent: Promise<void> = Promise.resolve();
+  return {
+    progress(data) {
+      if (!live) return;
+      caller.onProgress?.(data ?? null);
+      count++;
+      if (token === undefined) return;
+      const params = { progressToken: token, ...progressParams(data, count) };
+      sent = sent
+        .then(() => caller.notify({ method: 'notifications/progress', params }))
+        .catch(() => undefined);
+    },
+    settled: () => sent,
+    end() {
+      live = false;
+    },
+  };
+}
+
 /**
  * Invokes the call's verb; when its job pauses for input and the client can be asked, asks it
  * (MCP-50) and waits for the job's next pause or end, at most {@link MAX_QUESTIONS_PER_CALL}
@@ -152,7 +191,9 @@ async function invoked(
 ): Promise<Envelope> {
   const { signal } = caller;
   const answer = (await runtime.invoke(request, context, { signal })).envelope;
-  const jobId = caller.elicit === undefined ? undefined : waitingJobOf(answer);
+  // a call that follows progress is told why its job's question was not asked (MCP-50)
+  const asks = caller.elicit !== undefined || following(caller);
+  const jobId = asks ? waitingJobOf(answer) : undefined;
   if (jobId === undefined) return answer;
   return owning(runtime, jobId, signal, async () => {
     for (let asked = 0; ; asked++) {
@@ -170,56 +211,6 @@ async function invoked(
       if (!outcome.asked) throw waitingFailure(jobId, request.verb, job.input.prompt, outcome.reason);
     }
   });
-}
-
-async function submitted(
-  runtime: Runtime,
-  request: Envelope,
-  context: InvocationContext,
-  caller: ToolCaller,
-  token: string | number | undefined,
-): Promise<Envelope> {
-  const { signal } = caller;
-  const { job, duplicate } = await runtime.submit(request, context, { signal });
-  const cancel = (): void => {
-    if (!duplicate)
-      runtime.jobs.cancel(job.id, { reason: 'cancelled by the MCP client' }).catch(() => undefined);
-  };
-  signal.addEventListener('abort', cancel, { once: true });
-  try {
-    let count = 0;
-    let asked = 0;
-    for await (const event of runtime.jobs.watch(job.id, { signal })) {
-      if (event.type === 'job.input_required' && isJsonObject(event.data)) {
-        // MCP-50: the question goes to the client, or the call ends with the job waiting
-        const { prompt, schema } = event.data;
-        const question = {
-          prompt: typeof prompt === 'string' ? prompt : '',
-          ...(schema === undefined ? {} : { schema }),
-        };
-        const outcome =
-          asked++ === MAX_QUESTIONS_PER_CALL
-            ? { asked: false as const, reason: `one call asks at most ${MAX_QUESTIONS_PER_CALL} questions` }
-            : await askCaller(runtime, job.id, question, caller);
-        if (!outcome.asked) throw waitingFailure(job.id, request.verb, question.prompt, outcome.reason);
-      }
-      if (event.type === 'job.progress') {
-        const data = isJsonObject(event.data) ? event.data['progress'] : undefined;
-        caller.onProgress?.(data ?? null);
-        count++;
-        if (token !== undefined)
-          await caller.notify({
-            method: 'notifications/progress',
-            params: { progressToken: token, ...progressParams(data, count) },
-          });
-      }
-      if (event.terminal) break;
-    }
-    await runtime.jobs.wait(job.id, { signal });
-    return await runtime.jobs.answer(job.id, { signal });
-  } finally {
-    signal.removeEventListener('abort', cancel);
-  }
 }
 
 /** Runs `entry`'s verb with `args` for `caller`. @throws never: failures are results. */
@@ -244,6 +235,9 @@ export async function callTool(
       ? {}
       : { tracestate: caller.tracestate }),
   };
+  const relay = following(caller) ? progressRelay(caller) : undefined;
+  const channel: CallerChannel | undefined =
+    relay === undefined ? caller.channel : { ...caller.channel, progress: relay.progress };
   const context: InvocationContext = {
     face: MCP_FACE,
     principal,
@@ -251,16 +245,17 @@ export async function callTool(
     // every tools/call is a distinct call (the protocol has no idempotency key)
     idempotencyKey: toolCallKey(request.id),
     idempotencyWindowMs: 0,
-    ...(caller.channel === undefined ? {} : { caller: caller.channel }),
+    ...(channel === undefined ? {} : { caller: channel }),
   };
   try {
-    const answer =
-      caller.progressToken === undefined && caller.onProgress === undefined
-        ? await invoked(runtime, request, context, caller)
-        : await submitted(runtime, request, context, caller, caller.progressToken);
+    const answer = await invoked(runtime, request, context, caller);
+    // the job's progress goes out before its result
+    await relay?.settled();
     if (answer.kind === 'error') return toolFailure(errorOfAnswer(answer), answer.from || entry.agentId);
     return toolSuccess(entry, answer.data);
   } catch (error) {
     return toolFailure(toPlexusError(error), entry.agentId);
+  } finally {
+    relay?.end();
   }
 }
