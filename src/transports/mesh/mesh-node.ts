@@ -484,6 +484,7 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
         key,
         runtime: components.runtime,
         gossip,
+        peerCard, // MESH-50: answered with the cards fetched through the DHT
         timeoutMs: options.discoveryTimeoutMs ?? MESH_DEFAULTS.discoveryTimeoutMs,
         logger,
       });
