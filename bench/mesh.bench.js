@@ -1,8 +1,9 @@
 // The mesh (issue 15, "Performance"), each figure beside a baseline measured in the same run:
 // 1. gossip: delivery p50 / p99 of 1 KB messages at 20 msg/s through Plexus gossip (D3 signed
-//    envelope, the mesh's topic validator and score parameters) beside raw gossipsub (no
-//    envelope, no validator), on the same 20 in-process peers and connections — target Plexus
-//    p99 <= 1.3x raw (bench/mesh/gossip.js);
+//    envelope, the mesh's topic validator and score parameters, gossipsub StrictNoSign) beside
+//    raw gossipsub (no envelope, no validator, gossipsub's own StrictSign), on two sets of 20
+//    in-process peers in the same topology (the signature policy is per gossipsub instance,
+//    MESH-48) — target Plexus p99 <= 1.3x raw (bench/mesh/gossip.js);
 // 2. DHT: findProviders p50 / p99 over the same peers, to the first provider, beside a lookup
 //    of the asking peer's own key — target p99 <= 200 ms (bench/mesh/dht.js);
 // 3. rpc: calls over /plexus/rpc/1.1.0 beside HTTP peer forwarding between the same two nodes —
@@ -35,7 +36,7 @@ import { fileURLToPath } from 'node:url';
 import { median } from './lib.js';
 import { dhtBench } from './mesh/dht.js';
 import { gossipBench } from './mesh/gossip.js';
-import { meshPeers, prng } from './mesh/peers.js';
+import { meshPeerSets, prng } from './mesh/peers.js';
 import { rpcBench, transportCeiling } from './mesh/rpc.js';
 
 // Background dials of the stack that time out on a loaded machine are counted, not fatal.
@@ -83,14 +84,15 @@ async function part(name, target, work, profileAs) {
 }
 
 if (parts.includes('gossip') || parts.includes('dht')) {
-  const peers = await meshPeers(NODES, random);
+  // the raw row's peers: the same topology, gossipsub signing its own messages (MESH-48)
+  const { peers, raw } = await meshPeerSets(NODES, random, { twin: parts.includes('gossip') });
   try {
     if (parts.includes('gossip')) {
       await part(
         'mesh gossip delivery, 1 KB messages',
         'Plexus p99 <= 1.3x raw gossipsub p99',
         async () => {
-          const r = await gossipBench(peers, random, {
+          const r = await gossipBench(peers, raw, random, {
             rate: Number(env.BENCH_RATE ?? 20),
             messages: Number(env.BENCH_MESSAGES ?? 100),
             rounds: ROUNDS,
@@ -98,12 +100,18 @@ if (parts.includes('gossip') || parts.includes('dht')) {
           return {
             nodes: NODES,
             rate: Number(env.BENCH_RATE ?? 20),
+            signing: {
+              raw: 'gossipsub StrictSign (+ MESH-38 fast id)',
+              plexus: 'gossipsub StrictNoSign + D3 envelope (MESH-48)',
+            },
             ...r,
             met: r.ratioP99 !== null && r.ratioP99 <= 1.3,
           };
         },
         'gossip',
       );
+      // the raw set is not needed past this part
+      await Promise.all(raw.splice(0).map(({ peer }) => peer.stop()));
     }
     if (parts.includes('dht')) {
       await part(
@@ -117,7 +125,7 @@ if (parts.includes('gossip') || parts.includes('dht')) {
       );
     }
   } finally {
-    await Promise.all(peers.map(({ peer }) => peer.stop()));
+    await Promise.all([...peers, ...(raw ?? [])].map(({ peer }) => peer.stop()));
   }
 }
 

@@ -1,14 +1,20 @@
 // Part 1 of bench/mesh.bench.js: gossip delivery of 1 KB messages at a fixed rate, Plexus gossip
-// beside raw gossipsub, on the same peers and connections (one topic each).
+// beside raw gossipsub, on two sets of peers in the same process linked in the same topology
+// (one topic each). Gossipsub's signature policy is global to an instance, and the two rows
+// differ in it, so they cannot share peers (MESH-48):
 //
-// - raw: `bench/raw`, a topic with no validator and no score parameters; each message is 1024
-//   bytes (its sequence number in the first 4), published as is.
-// - Plexus: `hyperspace/tasks/bench`, as a mesh node serves a topic (src/transports/mesh/
-//   mesh-node.ts): the mesh's score parameters on the topic, a topic validator running the
-//   mesh's gossipValidator (size, topic, JSON, D3 signature, domain, window, nonce, signer = the
-//   gossip originator) with an envelope verifier per peer, and each message a D3 envelope signed
-//   by the publisher's node key for the topic, its payload `{ seq, body }` with a 1024-character
-//   body; the receiver decodes the payload in its message handler as the mesh node does.
+// - raw: `bench/raw` on the raw set, gossipsub signing its own messages (`StrictSign`, its
+//   default, with the MESH-38 fast id — raw gossipsub as before MESH-48), a topic with no
+//   validator and no score parameters; each message is 1024 bytes (its sequence number in the
+//   first 4), published as is.
+// - Plexus: `hyperspace/tasks/bench` on the mesh's own peers, as a mesh node serves a topic
+//   (src/transports/mesh/mesh-node.ts): gossipsub signing nothing (`StrictNoSign`, messages
+//   identified by a digest of their bytes), the mesh's score parameters on the topic, a topic
+//   validator running the mesh's gossipValidator (size, topic, JSON, D3 signature, domain,
+//   window, nonce, `from` = the key's) with an envelope verifier per peer, and each message a D3
+//   envelope signed by the publisher's node key for the topic, its payload `{ seq, body }` with
+//   a 1024-character body; the receiver takes the payload from the validator's verdict in its
+//   message handler, as the mesh node does.
 //
 // The two rows run in alternating phases (raw first in odd rounds, Plexus first in even ones),
 // each phase alone at `rate` messages a second from seeded random publishers. A message's
@@ -26,13 +32,13 @@ const BODY_BYTES = 1024;
 const MISS_AFTER_MS = 5000;
 
 /**
- * @param {{ key: any, peer: any }[]} peers
+ * @param {{ key: any, peer: any }[]} peers the mesh's peers (the Plexus row)
+ * @param {{ key: any, peer: any }[]} rawPeers as many peers in the same topology, gossipsub signing (the raw row)
  * @param {() => number} random
  * @param {{ rate: number, messages: number, rounds: number }} opts
  */
-export async function gossipBench(peers, random, opts) {
+export async function gossipBench(peers, rawPeers, random, opts) {
   const encoder = new TextEncoder();
-  const decoder = new TextDecoder();
   /** Per row: publication start time by sequence number, and delivery samples. */
   const rows = {
     raw: { sent: new Map(), got: new Map(), times: [], missed: 0, cpuMs: 0, published: 0 },
@@ -54,20 +60,28 @@ export async function gossipBench(peers, random, opts) {
   for (const { peer } of peers) {
     const { pubsub } = peer.services;
     const validator = gossipValidator({ verifier: envelopeVerifier(), maxMessageBytes: 64 * 1024 });
+    const verified = new WeakMap();
     if (!scoreTopic(pubsub, PLEXUS_TOPIC)) throw new Error('gossipsub score table not found');
-    pubsub.topicValidators.set(PLEXUS_TOPIC, (_from, msg) =>
-      msg.type === 'signed' ? validator.validate(msg.topic, msg.data, msg.from.toString()).result : 'reject',
-    );
+    pubsub.topicValidators.set(PLEXUS_TOPIC, (_from, msg) => {
+      const verdict = validator.validate(msg.topic, msg.data);
+      if (verdict.result === 'accept') verified.set(msg, verdict.envelope.d);
+      return verdict.result;
+    });
+    pubsub.addEventListener('message', (event) => {
+      const msg = event.detail;
+      if (msg.topic === PLEXUS_TOPIC) delivered('plexus', verified.get(msg)?.seq);
+    });
+    pubsub.subscribe(PLEXUS_TOPIC);
+  }
+  for (const { peer } of rawPeers) {
+    const { pubsub } = peer.services;
     pubsub.addEventListener('message', (event) => {
       const msg = event.detail;
       if (msg.topic === RAW_TOPIC) {
         delivered('raw', new DataView(msg.data.buffer, msg.data.byteOffset, 4).getUint32(0));
-      } else if (msg.topic === PLEXUS_TOPIC) {
-        delivered('plexus', JSON.parse(decoder.decode(msg.data)).d.seq);
       }
     });
     pubsub.subscribe(RAW_TOPIC);
-    pubsub.subscribe(PLEXUS_TOPIC);
   }
 
   let seq = 0;
@@ -75,7 +89,7 @@ export async function gossipBench(peers, random, opts) {
   const publish = async (row, from) => {
     seq += 1;
     const r = rows[row];
-    const { key, peer } = peers[from];
+    const { key, peer } = (row === 'raw' ? rawPeers : peers)[from];
     r.sent.set(seq, performance.now());
     r.published += 1;
     if (row === 'raw') {
@@ -124,7 +138,7 @@ export async function gossipBench(peers, random, opts) {
   // process the connection monitor aborts connections whose heartbeat is late, and the
   // re-dials (Noise handshakes) then compete with the messages.
   const churn = { closed: 0, opened: 0 };
-  for (const { peer } of peers) {
+  for (const { peer } of [...peers, ...rawPeers]) {
     peer.addEventListener('connection:close', () => {
       if (measuring) churn.closed += 1;
     });
@@ -173,10 +187,8 @@ export async function gossipBench(peers, random, opts) {
   };
   const raw = summary('raw');
   const plexus = summary('plexus');
-  for (const { peer } of peers) {
-    peer.services.pubsub.unsubscribe(RAW_TOPIC);
-    peer.services.pubsub.unsubscribe(PLEXUS_TOPIC);
-  }
+  for (const { peer } of peers) peer.services.pubsub.unsubscribe(PLEXUS_TOPIC);
+  for (const { peer } of rawPeers) peer.services.pubsub.unsubscribe(RAW_TOPIC);
   return {
     raw,
     plexus,

@@ -28,22 +28,16 @@ export const ms = (x) => (x === undefined ? null : Number(x.toFixed(1)));
 
 /**
  * Starts `count` peers and links them: peer i dials i+1 (a ring) and `chords` others chosen
- * by `random`. Resolves once every dial has succeeded (3 attempts each).
- * @returns {Promise<{ key: import('../../dist/security/index.js').Ed25519KeyPair, peer: any }[]>}
+ * by `random`. Resolves once every dial has succeeded (3 attempts each). `twin: true` also
+ * starts a second set of `count` peers linked in the very same topology whose gossipsub signs
+ * its own messages (`gossipSigning: 'libp2p'`, gossipsub's default `StrictSign` with the
+ * MESH-38 fast id): raw gossipsub as it was before MESH-48, the gossip bench's baseline (the
+ * signature policy is global to a gossipsub, so the two rows cannot share one).
+ * @returns {Promise<{ peers: { key: import('../../dist/security/index.js').Ed25519KeyPair, peer: any }[], raw?: { key: any, peer: any }[] }>}
  */
-export async function meshPeers(count, random, chords = 2) {
-  const peers = [];
-  for (let i = 0; i < count; i += 1) {
-    const seed = new Uint8Array(32).map(() => Math.floor(random() * 256));
-    const key = keyPairFromSeed(seed);
-    const peer = await createMeshPeer({
-      seed,
-      listen: ['/ip4/127.0.0.1/tcp/0'],
-      announce: [],
-      maxMessageBytes: 64 * 1024,
-    });
-    peers.push({ key, peer });
-  }
+export async function meshPeerSets(count, random, { chords = 2, twin = false } = {}) {
+  const seeds = [];
+  for (let i = 0; i < count; i += 1) seeds.push(new Uint8Array(32).map(() => Math.floor(random() * 256)));
   const links = new Set();
   const link = (a, b) => {
     if (a === b || links.has(`${Math.min(a, b)}-${Math.max(a, b)}`)) return;
@@ -52,6 +46,27 @@ export async function meshPeers(count, random, chords = 2) {
   for (let i = 0; i < count; i += 1) {
     link(i, (i + 1) % count);
     for (let c = 0; c < chords; c += 1) link(i, Math.floor(random() * count));
+  }
+  const peers = await startLinked(seeds, links, 'envelope');
+  if (!twin) return { peers };
+  // the raw set's keys differ from the Plexus set's (a peer id is one peer per process)
+  const rawSeeds = seeds.map((seed) => seed.map((b) => b ^ 0xff));
+  return { peers, raw: await startLinked(rawSeeds, links, 'libp2p') };
+}
+
+/** The peers of `seeds`, dialled along `links` ("a-b" pairs). */
+async function startLinked(seeds, links, gossipSigning) {
+  const peers = [];
+  for (const seed of seeds) {
+    const key = keyPairFromSeed(seed);
+    const peer = await createMeshPeer({
+      seed,
+      listen: ['/ip4/127.0.0.1/tcp/0'],
+      announce: [],
+      maxMessageBytes: 64 * 1024,
+      gossipSigning,
+    });
+    peers.push({ key, peer });
   }
   for (const pair of links) {
     const [a, b] = pair.split('-').map(Number);
@@ -65,4 +80,9 @@ export async function meshPeers(count, random, chords = 2) {
     }
   }
   return peers;
+}
+
+/** The Plexus set of {@link meshPeerSets} alone. */
+export async function meshPeers(count, random, chords = 2) {
+  return (await meshPeerSets(count, random, { chords })).peers;
 }

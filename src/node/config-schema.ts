@@ -525,6 +525,7 @@ export const meshSchema = section({
   discoveryTimeoutMs: whole(100, 60_000).optional(),
   followCapabilities: flag().optional(),
   shareTrajectories: flag().optional(),
+  rpcIdleTimeoutMs: whole(0, 86_400_000).optional(),
   geo: text()
     .regex(/^[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*$/, {
       error: 'must be a region: letters and digits joined by "-" (e.g. us-east)',

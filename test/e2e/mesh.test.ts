@@ -306,14 +306,23 @@ describe('the mesh with real node processes', () => {
     );
     const sign = (d: JsonValue): Uint8Array =>
       bytes(signEnvelope(d, { key: h.key, domain: ownTopic, from: 'peerId' }));
-    addGhost = sign({ kind: 'delta', cards: [GHOST], removed: [] });
-    await pubsub.publish(ownTopic, addGhost);
+    addGhost = signEnvelope(
+      { kind: 'delta', cards: [GHOST], removed: [] },
+      {
+        key: h.key,
+        domain: ownTopic,
+        from: 'peerId',
+      },
+    );
+    await pubsub.publish(ownTopic, bytes(addGhost));
     await waitForAgent(c, 'ghost');
     await pubsub.publish(ownTopic, sign({ kind: 'delta', cards: [], removed: ['ghost'] }));
     await waitForAgent(c, 'ghost', false);
-    // The captured announcement again: rejected as a replay, the ghost stays gone.
+    // The captured announcement again: rejected as a replay, the ghost stays gone. (Gossip ids
+    // are digests of the bytes, MESH-48: byte-identical copies are duplicates dropped unjudged,
+    // so the replay is the same envelope in other bytes.)
     const before = await meshStatus(c);
-    await pubsub.publish(ownTopic, addGhost);
+    await pubsub.publish(ownTopic, reserialized(addGhost, 1));
     await eventually(
       'the replay rejected',
       async () => ((await meshStatus(c)).rejected > before.rejected ? true : undefined),
@@ -393,7 +402,7 @@ describe('the mesh with real node processes', () => {
       WAIT_MS,
     );
     const before = await meshStatus(c);
-    await pubsub.publish(ownTopic, addGhost);
+    await pubsub.publish(ownTopic, reserialized(addGhost, 2));
     const after = await eventually(
       'the replay judged',
       async () => {
@@ -458,7 +467,7 @@ const GHOST = {
 };
 let h: Harness;
 let ownTopic: string;
-let addGhost: Uint8Array;
+let addGhost: ReturnType<typeof signEnvelope>;
 let callFrame: Uint8Array;
 
 /** Adds the MCP fixture server to `node` as agent `name` (bridge.registerMCPServer over WebSocket). */
@@ -489,6 +498,9 @@ async function registerMcpServer(node: NodeProcess, name: string): Promise<void>
 }
 
 const bytes = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value));
+/** `value` as other bytes (indented by `indent`): the same envelope, another gossip message id. */
+const reserialized = (value: unknown, indent: number): Uint8Array =>
+  new TextEncoder().encode(JSON.stringify(value, null, indent));
 
 async function loopbackAddress(node: NodeProcess): Promise<string> {
   const address = (await meshStatus(node)).addresses.find((x) => x.startsWith('/ip4/127.0.0.1/'));

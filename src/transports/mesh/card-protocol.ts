@@ -8,7 +8,9 @@
  *   (omitted or empty: every local card); at most {@link CARD_REQUEST_MAX_BYTES} bytes and
  *   {@link CARD_REQUEST_MAX_VERBS} verbs;
  * - answer: a D3 signed envelope, domain {@link CARD_DOMAIN}, `from` the answering PeerId,
- *   `d` = `{"cards": [...]}` (its local cards only), at most {@link CARD_RESPONSE_MAX_BYTES};
+ *   `d` = `{"cards": [...], "peer": {...}}` — its local cards only, and its peer card
+ *   (reputation, geo, taskTypes, tools; MESH-43, MESH-50) as its capability gossip carries it
+ *   (absent from older nodes) — at most {@link CARD_RESPONSE_MAX_BYTES};
  * - a bad request is answered `{"error": {"code", "message"}}` (`INPUT_TOO_LARGE`,
  *   `PARSE_ERROR`, `INVALID_PARAMS`) and the stream closed; the node never crashes on one.
  *
@@ -125,6 +127,8 @@ export interface ServeCardsInit {
   readonly key: Ed25519KeyPair;
   /** The registry whose local cards are answered. */
   readonly registry: Pick<Registry, 'list'>;
+  /** This node's peer card, sent with the cards (MESH-50). @default none */
+  readonly peerCard?: () => JsonObject;
   /** @default silentLogger */
   readonly logger?: Logger;
 }
@@ -167,7 +171,11 @@ export function cardHandler(init: ServeCardsInit): (stream: Stream) => Promise<v
         await answer(stream, encode({ error: { code: verbs.code, message: verbs.message } }), signal);
         return;
       }
-      const d: JsonValue = { cards: localCards(init.registry, verbs) };
+      const peer = init.peerCard?.();
+      const d: JsonValue = {
+        cards: localCards(init.registry, verbs),
+        ...(peer === undefined ? {} : { peer }),
+      };
       const signed = signEnvelope(d, { key: init.key, domain: CARD_DOMAIN, from: 'peerId' });
       let bytes = encode(signed);
       if (bytes.byteLength > CARD_RESPONSE_MAX_BYTES) {
@@ -194,10 +202,18 @@ export interface RequestCardsInit {
   readonly signal: AbortSignal;
 }
 
+/** A verified card answer. */
+export interface CardAnswer {
+  /** The answering peer's local cards. */
+  readonly cards: readonly JsonObject[];
+  /** Its peer card (MESH-50), when it sent one; checked by the receiver's claim rules. */
+  readonly peer?: JsonObject;
+}
+
 /**
  * Asks `peer` for its cards offering one of `verbs`.
  *
- * @returns the cards of a verified answer signed by `peer`.
+ * @returns the cards (and the peer card) of a verified answer signed by `peer`.
  * @throws PlexusError `PEER_UNAVAILABLE` when the peer cannot be reached or answers an
  *   error; a signature code (`SIGNATURE_INVALID`, `SIGNER_MISMATCH`, …) for a bad answer;
  *   `INPUT_TOO_LARGE`, `PARSE_ERROR`, `TIMEOUT`.
@@ -207,7 +223,7 @@ export async function requestCards(
   peer: PeerId,
   verbs: readonly string[],
   init: RequestCardsInit,
-): Promise<readonly JsonObject[]> {
+): Promise<CardAnswer> {
   const { signal } = init;
   let stream: Stream;
   try {
@@ -249,9 +265,18 @@ export async function requestCards(
       `the card answer of ${peer.toString()} is signed by ${signer.peerId}`,
     );
   }
-  const cards = isJsonObject(envelope.d) ? envelope.d['cards'] : undefined;
+  const d = isJsonObject(envelope.d) ? envelope.d : {};
+  const cards = d['cards'];
   if (!Array.isArray(cards) || !cards.every(isJsonObject)) {
     throw new PlexusError('INVALID_PARAMS', `the card answer of ${peer.toString()} has no list "cards"`);
   }
-  return cards;
+  const card = d['peer'];
+  if (card === undefined) return { cards };
+  if (!isJsonObject(card)) {
+    throw new PlexusError(
+      'INVALID_PARAMS',
+      `the card answer of ${peer.toString()} has a "peer" that is not an object`,
+    );
+  }
+  return { cards, peer: card };
 }

@@ -3,7 +3,8 @@
  * provides one DHT key per verb its local agents serve ({@link capabilityKey}), and looks up a
  * verb no card of its registry offers: the providers the DHT names are asked for their cards
  * over `/plexus/card/1.0.0`, and the verified cards are merged like gossiped ones (origin
- * `remote`, owned by the peer that signed them, never replacing a local card).
+ * `remote`, owned by the peer that signed them, never replacing a local card), with the peer
+ * card the provider sent (MESH-50).
  *
  * - Keys are provided when the local verbs change, and again while the node knows few peers
  *   (a key provided before the node had DHT neighbours reached nobody); kad-dht re-provides
@@ -38,8 +39,11 @@ export interface DhtDiscoveryInit {
   readonly registry: Pick<Registry, 'list'>;
   /** Checks the card answers. */
   readonly verifier: EnvelopeVerifier;
-  /** Merges the verified cards of `peerId` (the capability gossip's rules). */
-  readonly merge: (peerId: string, cards: readonly JsonObject[]) => Promise<void>;
+  /**
+   * Merges the verified cards of `peerId` and its peer card when it sent one (the capability
+   * gossip's rules, MESH-50).
+   */
+  readonly merge: (peerId: string, cards: readonly JsonObject[], peerCard?: JsonObject) => Promise<void>;
   /** The longest lookup, ms. */
   readonly timeoutMs: number;
   /** Most providers asked per lookup. @default 8 */
@@ -95,8 +99,8 @@ export function dhtDiscovery(init: DhtDiscoveryInit): DhtDiscovery {
   async function fetchFrom(provider: PeerInfo, verb: string, signal: AbortSignal): Promise<number> {
     const id: PeerId = provider.id;
     if (provider.multiaddrs.length > 0) await peer.peerStore.merge(id, { multiaddrs: provider.multiaddrs });
-    const cards = await requestCards(peer, id, [verb], { verifier: init.verifier, signal });
-    await init.merge(id.toString(), cards);
+    const { cards, peer: card } = await requestCards(peer, id, [verb], { verifier: init.verifier, signal });
+    await init.merge(id.toString(), cards, card);
     logger.info({ verb, peer: id.toString(), cards: cards.length }, 'cards found through the DHT');
     return cards.length;
   }

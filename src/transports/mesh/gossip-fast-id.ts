@@ -1,20 +1,31 @@
 /**
- * The fast message id of the mesh's gossipsub (MESH-38): a SHA-256 over a received message's
- * `from`, `seqno`, `topic` and `data`, read from the wire before any signature check.
- * Gossipsub looks it up before it verifies the message's signature and puts it only after a
- * copy verified, so the copies of a message that arrive from several mesh peers (about D of
- * them) are dropped as duplicates without verifying the signature of each. A copy whose data
- * or topic was changed on the way has another fast id: it is still verified, rejected and
- * scored as before.
+ * The message ids of the mesh's gossipsub.
+ *
+ * - {@link envelopeMessageId} (MESH-48), the mesh's own: gossipsub runs without its own
+ *   signature (`StrictNoSign`), every message being a D3 envelope that names and proves its
+ *   signer, so a message is identified by a SHA-256 digest of its topic and its bytes — the
+ *   envelope with its nonce and signature. Copies of one message share it and are dropped as
+ *   duplicates before the validator; a copy changed in any byte has another id, so it is
+ *   validated, rejected and scored on its own and cannot shadow the genuine one.
+ * - {@link fastMessageId} (MESH-38), for a gossipsub that signs its messages itself
+ *   (`StrictSign`, the `libp2p` signing of mesh-peer.ts, the bench's raw baseline): a SHA-256
+ *   over a received message's `from`, `seqno`, `topic` and `data`, read from the wire before
+ *   the signature check, so copies of a verified message skip the check.
  */
 import { createHash } from 'node:crypto';
 
-/** The fields of a gossipsub wire message the id covers. */
+/** The fields of a gossipsub wire message the fast id covers. */
 export interface WireMessage {
   readonly from?: Uint8Array | undefined;
   readonly seqno?: Uint8Array | undefined;
   readonly topic: string;
   readonly data?: Uint8Array | undefined;
+}
+
+/** The fields of a gossipsub message the envelope id covers. */
+export interface EnvelopeMessage {
+  readonly topic: string;
+  readonly data: Uint8Array;
 }
 
 const EMPTY = new Uint8Array(0);
@@ -24,6 +35,19 @@ function field(hash: ReturnType<typeof createHash>, bytes: Uint8Array): void {
   const length = Buffer.alloc(4);
   length.writeUInt32BE(bytes.byteLength);
   hash.update(length).update(bytes);
+}
+
+/**
+ * The message id of an (unsigned at the gossipsub level) mesh message: SHA-256 over its topic
+ * and its data, each length-prefixed; 32 bytes.
+ * @example
+ * envelopeMessageId({ topic: 'hyperspace/crdt/sync/memory', data }); // Uint8Array(32)
+ */
+export function envelopeMessageId(msg: EnvelopeMessage): Uint8Array {
+  const hash = createHash('sha256');
+  field(hash, Buffer.from(msg.topic, 'utf8'));
+  field(hash, msg.data);
+  return hash.digest();
 }
 
 /**

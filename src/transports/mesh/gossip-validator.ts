@@ -3,9 +3,11 @@
  * envelope for the topic it travels on. A message is rejected — which lowers its sender's
  * gossipsub score on topics with score parameters — when it is too large, on a topic that is
  * not one of the six, not JSON, malformed, signed for another domain (`dom` ≠ topic), signed
- * outside the time window, a nonce seen before, signed by a key that `from` does not name,
- * signed by another key than the gossip message's originator, or on a capability topic of
- * another peer, or whose payload fails the topic's own check (trajectories). A valid message
+ * outside the time window, a nonce seen before, signed by a key that `from` does not name, or
+ * on a capability topic of another peer, or whose payload fails the topic's own check
+ * (trajectories). Gossipsub carries no `from` of its own (MESH-48): the envelope's signer is
+ * the message's originator, the identity every later step (capability owner, trajectory
+ * sender) uses; the peer that forwarded a copy is who gossipsub scores for it. A valid message
  * signed before the node started (`notBefore`) is ignored, not accepted (MESH-32): the replay
  * cache is in memory, so it could be a replay of a message seen before a restart; ignoring it
  * does not lower the score of an honest peer whose message was under way during the restart.
@@ -49,10 +51,10 @@ export interface GossipValidatorInit {
 /** Judges gossip messages. */
 export interface GossipValidator {
   /**
-   * The verdict on `data` received on `topic`, originated (gossipsub `from`) by `origin`, a
-   * PeerId. Never throws.
+   * The verdict on `data` received on `topic`; an accepted message's originator is its
+   * envelope's signer (MESH-48). Never throws.
    */
-  validate(topic: string, data: Uint8Array, origin: string): GossipVerdict;
+  validate(topic: string, data: Uint8Array): GossipVerdict;
 }
 
 const reject = (code: string, reason: string): GossipVerdict => ({ result: 'reject', code, reason });
@@ -62,12 +64,12 @@ const reject = (code: string, reason: string): GossipVerdict => ({ result: 'reje
  *
  * @example
  * const v = gossipValidator({ verifier: envelopeVerifier(), maxMessageBytes: 65536 });
- * v.validate('hyperspace/crdt/sync/memory', bytes, '12D3KooW…');
+ * v.validate('hyperspace/crdt/sync/memory', bytes); // { result: 'accept', signer, envelope }
  */
 export function gossipValidator(init: GossipValidatorInit): GossipValidator {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   return {
-    validate(topic, data, origin) {
+    validate(topic, data) {
       if (data.byteLength > init.maxMessageBytes) {
         return reject(
           'PAYLOAD_TOO_LARGE',
@@ -88,9 +90,6 @@ export function gossipValidator(init: GossipValidatorInit): GossipValidator {
       } catch (error) {
         const failure = toPlexusError(error);
         return reject(failure.code, failure.message);
-      }
-      if (signer.peerId !== origin) {
-        return reject('SIGNER_MISMATCH', `envelope signed by ${signer.peerId}, gossiped as from ${origin}`);
       }
       const publisher = topicPublisher(topic);
       if (publisher !== undefined && publisher !== signer.peerId) {

@@ -3,6 +3,7 @@
  * local verbs provided, and plugs the DHT lookup into the runtime's discovery port, so lookups
  * by capability that miss the registry ask the DHT (docs/decisions/mesh.md MESH-20…22).
  */
+import type { JsonObject } from '../../core/json.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import type { Runtime } from '../../runtime/index.js';
 import { envelopeVerifier, type Ed25519KeyPair } from '../../security/index.js';
@@ -18,6 +19,8 @@ export interface MeshDhtInit {
   readonly runtime: Pick<Runtime, 'agents'>;
   /** Where found cards are merged (by the gossip's rules). */
   readonly gossip: CapabilityGossip;
+  /** This node's peer card, answered with its cards (MESH-50). @default none */
+  readonly peerCard?: () => JsonObject;
   /** The longest DHT lookup, ms. */
   readonly timeoutMs: number;
   /** @default silentLogger */
@@ -43,11 +46,26 @@ export async function attachMeshDht(init: MeshDhtInit): Promise<MeshDht> {
     peer,
     registry: runtime.agents.registry,
     verifier: envelopeVerifier(),
-    merge: (peerId, cards) => init.gossip.receive(peerId, { kind: 'delta', cards: [...cards], removed: [] }),
+    // MESH-50: the provider's peer card rides with its cards, under the gossip's claim rules
+    merge: (peerId, cards, peerCard) =>
+      init.gossip.receive(peerId, {
+        kind: 'delta',
+        cards: [...cards],
+        removed: [],
+        ...(peerCard === undefined ? {} : { peer: peerCard }),
+      }),
     timeoutMs: init.timeoutMs,
     logger,
   });
-  await peer.handle(CARD_PROTOCOL, cardHandler({ key: init.key, registry: runtime.agents.registry, logger }));
+  await peer.handle(
+    CARD_PROTOCOL,
+    cardHandler({
+      key: init.key,
+      registry: runtime.agents.registry,
+      logger,
+      ...(init.peerCard === undefined ? {} : { peerCard: init.peerCard }),
+    }),
+  );
   const unplug = runtime.agents.discovery.provide(discovery);
 
   // One provide pass at a time; a request while one runs runs one more after it.

@@ -29,7 +29,11 @@ export function meshFace(
 ): (components: FaceComponents) => MeshFace {
   return (components) => {
     const mesh = meshNode(components, options);
-    const rpc = meshRpc(components, rpcOptions); // direct calls: rpc-service.ts
+    // direct calls: rpc-service.ts; `mesh.rpcIdleTimeoutMs` unless the caller set its own (MESH-49)
+    const rpc = meshRpc(components, {
+      ...(options.rpcIdleTimeoutMs === undefined ? {} : { idleStreamTimeoutMs: options.rpcIdleTimeoutMs }),
+      ...rpcOptions,
+    });
     return {
       name: 'mesh',
       mesh,

@@ -66,6 +66,11 @@ export interface MeshOptions {
    * `geo` filter matches its agents' verbs and tools by it. @default none
    */
   readonly geo?: string;
+  /**
+   * A `/plexus/rpc/1.1.0` stream with no call in flight for this long is closed by this node,
+   * ms; 0 never closes one (MESH-49). @default 120000
+   */
+  readonly rpcIdleTimeoutMs?: number;
 }
 
 /** The defaults of {@link MeshOptions}. */
@@ -157,6 +162,8 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
   const timers: NodeJS.Timeout[] = [];
   const background = new Set<Promise<unknown>>();
   const subscribed = new Set<string>();
+  /** The verdicts on the messages the validator accepted, by gossipsub message object (MESH-48). */
+  const verified = new WeakMap<object, { readonly signer: string; readonly payload: JsonValue }>();
   let rejected = 0;
   let stale = 0;
   let accepted = 0;
@@ -259,30 +266,34 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
     const { pubsub } = peer.services;
     if (!scoreTopic(pubsub, topic))
       logger.warn({ topic }, 'gossipsub score table not found; invalid messages are not scored');
-    pubsub.topicValidators.set(topic, (_from, msg) => {
-      if (msg.type !== 'signed' || validator === undefined) {
+    pubsub.topicValidators.set(topic, (from, msg) => {
+      // MESH-48: gossipsub signs nothing (a signed message never gets here); the envelope's
+      // signer is the originator, the forwarding peer (`from`) is who gossipsub scores
+      if (validator === undefined) {
         rejected += 1;
         return 'reject' as never;
       }
-      const verdict = validator.validate(msg.topic, msg.data, msg.from.toString());
+      const verdict = validator.validate(msg.topic, msg.data);
+      if (verdict.result === 'accept') {
+        accepted += 1;
+        // the message event that follows gets this very object: its payload is not parsed twice
+        verified.set(msg, { signer: verdict.signer.peerId, payload: verdict.envelope.d });
+        return 'accept' as never;
+      }
       if (verdict.result === 'ignore') {
         stale += 1;
         logger.debug?.(
-          { topic, from: msg.from.toString(), code: verdict.code, why: verdict.reason },
+          { topic, forwarder: from.toString(), code: verdict.code, why: verdict.reason },
           'gossip ignored',
         );
         return 'ignore' as never;
       }
-      if (verdict.result === 'reject') {
-        rejected += 1;
-        logger.info(
-          { topic, from: msg.from.toString(), code: verdict.code, why: verdict.reason },
-          'gossip rejected',
-        );
-        return 'reject' as never;
-      }
-      accepted += 1;
-      return 'accept' as never;
+      rejected += 1;
+      logger.info(
+        { topic, forwarder: from.toString(), code: verdict.code, why: verdict.reason },
+        'gossip rejected',
+      );
+      return 'reject' as never;
     });
     pubsub.subscribe(topic);
   }
@@ -314,19 +325,17 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
     }
   }
 
-  function onMessage(topic: string, from: string, data: Uint8Array): void {
+  /**
+   * Handles an accepted message: `from` is its envelope's signer (MESH-48), `payload` the
+   * envelope's `d`, both from the validator's verdict.
+   */
+  function onMessage(topic: string, from: string, payload: JsonValue, byteLength: number): void {
     if (from === peerId) return;
     const trajectories = components.trajectories;
     const wanted =
       (topic.startsWith(CAPABILITIES_PREFIX) && gossip !== undefined) ||
       (isTrajectoryTopic(topic) && trajectories !== undefined);
     if (!wanted) return;
-    let payload: JsonValue;
-    try {
-      payload = (JSON.parse(new TextDecoder().decode(data)) as { d: JsonValue }).d;
-    } catch {
-      return; // validated before; cannot happen
-    }
     if (isTrajectoryTopic(topic)) {
       // MESH-30: validated (envelope and trajectory) before gossipsub accepted it
       track(
@@ -341,7 +350,7 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
     }
     if (gossip === undefined) return;
     // OBS-17: applied in a CONSUMER span of the publisher's trace (a new one without a valid traceparent)
-    const span = receivedSpan(components.tracing, topic, from, payload, data.byteLength);
+    const span = receivedSpan(components.tracing, topic, from, payload, byteLength);
     const applied = gossip.receive(from, payload);
     track(
       span === undefined
@@ -403,15 +412,16 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
       tools = projectionView({ log: components.log, projection: toolRegistryProjection });
       await tools.start({ signal: lifetime.signal });
       const registered = tools;
+      const peerCard = (): JsonObject =>
+        ownPeerCard({
+          runtime: components.runtime,
+          ...(options.geo === undefined ? {} : { geo: options.geo }),
+          tools: () => registered.state().tools.values(),
+        });
       gossip = capabilityGossip({
         runtime: components.runtime,
         publish: (message) => publishOn(capabilitiesTopic(peerId ?? ''), message),
-        peerCard: () =>
-          ownPeerCard({
-            runtime: components.runtime,
-            ...(options.geo === undefined ? {} : { geo: options.geo }),
-            tools: () => registered.state().tools.values(),
-          }),
+        peerCard,
         ttlMs,
         logger,
       });
@@ -437,7 +447,9 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
       const { pubsub } = started.services;
       pubsub.addEventListener('message', (event) => {
         const msg = event.detail;
-        if (msg.type === 'signed') onMessage(msg.topic, msg.from.toString(), msg.data);
+        const accepted = verified.get(msg);
+        if (accepted !== undefined)
+          onMessage(msg.topic, accepted.signer, accepted.payload, msg.data.byteLength);
       });
       pubsub.addEventListener('subscription-change', (event) => {
         for (const { topic, subscribe: on } of event.detail.subscriptions) {
@@ -472,6 +484,7 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
         key,
         runtime: components.runtime,
         gossip,
+        peerCard, // MESH-50: answered with the cards fetched through the DHT
         timeoutMs: options.discoveryTimeoutMs ?? MESH_DEFAULTS.discoveryTimeoutMs,
         logger,
       });

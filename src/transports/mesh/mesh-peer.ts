@@ -7,7 +7,7 @@
 import './promise-with-resolvers.js';
 import { noise } from '@chainsafe/libp2p-noise';
 import { generateKeyPairFromSeed } from '@libp2p/crypto/keys';
-import { gossipsub, type GossipSub } from '@libp2p/gossipsub';
+import { gossipsub, StrictNoSign, StrictSign, type GossipSub, type GossipsubOpts } from '@libp2p/gossipsub';
 import { identify, type Identify } from '@libp2p/identify';
 import { kadDHT, passthroughMapper, type KadDHT } from '@libp2p/kad-dht';
 import { ping, type Ping } from '@libp2p/ping';
@@ -15,7 +15,7 @@ import { tcp } from '@libp2p/tcp';
 import { yamux } from '@libp2p/yamux';
 import { multiaddr } from '@multiformats/multiaddr';
 import { createLibp2p, type Libp2p } from 'libp2p';
-import { fastMessageId } from './gossip-fast-id.js';
+import { envelopeMessageId, fastMessageId } from './gossip-fast-id.js';
 import { COLOCATION_WHITELIST, MESH_SCORE_THRESHOLDS } from './mesh-scoring.js';
 
 /** The protocol id of the Plexus Kademlia DHT (not the public IPFS one). */
@@ -55,6 +55,28 @@ export interface MeshPeerInit {
   readonly announce: readonly string[];
   /** The largest gossip message, bytes (gossipsub's own inbound bound is set above it). */
   readonly maxMessageBytes: number;
+  /**
+   * Who signs gossip (MESH-48). `envelope`: gossipsub signs nothing (`StrictNoSign`, no
+   * `from`, no sequence number) and identifies a message by a digest of its bytes, the D3
+   * envelope inside naming and proving its signer — what every mesh node runs, and peers of
+   * the two kinds cannot gossip with each other. `libp2p`: gossipsub's own signature
+   * (`StrictSign`, its default) with the wire fast id of MESH-38 — raw gossipsub, the baseline
+   * `bench/mesh.bench.js` compares against. @default 'envelope'
+   */
+  readonly gossipSigning?: 'envelope' | 'libp2p';
+}
+
+/** The signature policy and message ids of gossipsub for `signing` (MESH-38, MESH-48). */
+function gossipIdentity(
+  signing: 'envelope' | 'libp2p',
+): Pick<GossipsubOpts, 'globalSignaturePolicy'> & Partial<Pick<GossipsubOpts, 'msgIdFn' | 'fastMsgIdFn'>> {
+  return signing === 'libp2p'
+    ? // copies of a message already verified are dropped before their signature is checked
+      // again (MESH-38): the check of every copy was a fifth of a gossiping process's CPU
+      { globalSignaturePolicy: StrictSign, fastMsgIdFn: fastMessageId }
+    : // one signature per message, the envelope's; copies are dropped by the digest id before
+      // the validator runs (a fast id would hash the same bytes a second time)
+      { globalSignaturePolicy: StrictNoSign, msgIdFn: envelopeMessageId };
 }
 
 /**
@@ -110,9 +132,7 @@ export async function createMeshPeer(init: MeshPeerInit): Promise<MeshLibp2p> {
         scoreParams: { topics: {}, IPColocationFactorWhitelist: new Set(COLOCATION_WHITELIST) },
         scoreThresholds: { ...MESH_SCORE_THRESHOLDS },
         maxInboundDataLength: init.maxMessageBytes * 4 + 64 * 1024,
-        // Copies of a message already verified are dropped before their signature is checked
-        // again (MESH-38): the check of every copy was a fifth of a gossiping process's CPU.
-        fastMsgIdFn: fastMessageId,
+        ...gossipIdentity(init.gossipSigning ?? 'envelope'),
       }),
     },
   });

@@ -11,6 +11,9 @@
  * - **Cancellation.** A `cancel` frame aborts its call (the job is cancelled; nothing more is
  *   sent for that id). The stream closing or being reset cancels every call still on it; the
  *   caller closing its write side lets them finish, then the stream is closed.
+ * - **Idle streams.** A stream with no call in flight for `idleTimeoutMs` is closed by this
+ *   side (MESH-49): the caller's pool drops it and opens another for its next call; a call
+ *   frame that crosses the close fails to deliver (`PEER_UNAVAILABLE`, retryable).
  * - **Bad frames.** A frame that cannot be read (over the limit, not UTF-8 / JSON) or has no
  *   valid `id` refuses the stream: a `refused` frame without `id`, then the stream is closed and
  *   its calls cancelled. A frame of another type is refused by its id.
@@ -35,6 +38,9 @@ export const DEFAULT_MAX_CALLS_PER_STREAM = 128;
 /** The default bound of calls in flight from one peer, across its streams. */
 export const DEFAULT_MAX_CALLS_PER_PEER = 256;
 
+/** The default idle timeout of a stream, ms (MESH-49). */
+export const DEFAULT_RPC_IDLE_TIMEOUT_MS = 120_000;
+
 /** Options of {@link rpcMuxServer}. */
 export interface RpcMuxServerInit {
   /** The largest frame, bytes. */
@@ -43,6 +49,11 @@ export interface RpcMuxServerInit {
   readonly maxCallsPerStream?: number;
   /** Calls in flight from one peer, across its streams. @default 256 */
   readonly maxCallsPerPeer?: number;
+  /**
+   * A stream with no call in flight for this long is closed, ms; 0 never closes one (MESH-49).
+   * @default 120000
+   */
+  readonly idleTimeoutMs?: number;
   /** Where internal failures are logged. @default silentLogger */
   readonly logger?: Logger;
 }
@@ -52,6 +63,7 @@ export function rpcMuxServer(run: RpcCallRunner, init: RpcMuxServerInit): RpcSer
   const logger = init.logger ?? silentLogger;
   const perStream = init.maxCallsPerStream ?? DEFAULT_MAX_CALLS_PER_STREAM;
   const perPeer = init.maxCallsPerPeer ?? DEFAULT_MAX_CALLS_PER_PEER;
+  const idleMs = init.idleTimeoutMs ?? DEFAULT_RPC_IDLE_TIMEOUT_MS;
   const byPeer = new Map<string, number>();
   let inFlight = 0;
 
@@ -76,6 +88,24 @@ export function rpcMuxServer(run: RpcCallRunner, init: RpcMuxServerInit): RpcSer
       const promise = new Promise<void>((r) => {
         resolve = r;
       });
+      /**
+       * MESH-49: when the stream last had no call in flight. One timer per stream, not per
+       * call: when it fires early (a call ran meanwhile) it is set again for the time left.
+       */
+      let idleSince = Date.now();
+      let idleTimer: NodeJS.Timeout | undefined;
+      const checkIdle = (): void => {
+        idleTimer = undefined;
+        if (closed) return;
+        const left = calls.size > 0 ? idleMs : idleSince + idleMs - Date.now();
+        if (left > 0) {
+          idleTimer = setTimeout(checkIdle, left);
+          idleTimer.unref();
+          return;
+        }
+        shut(new PlexusError('CANCELLED', `the mesh rpc stream was idle for ${String(idleMs)} ms`));
+        stream.close().catch(() => undefined);
+      };
 
       const send = (frame: MuxFrame): void => {
         if (closed) return;
@@ -90,11 +120,13 @@ export function rpcMuxServer(run: RpcCallRunner, init: RpcMuxServerInit): RpcSer
         if (calls.get(id) !== controller) return false;
         calls.delete(id);
         countPeer(peer, -1);
+        if (calls.size === 0) idleSince = Date.now();
         return true;
       };
       const shut = (reason: PlexusError): void => {
         if (closed) return;
         closed = true;
+        clearTimeout(idleTimer);
         for (const [id, controller] of [...calls]) {
           release(id, controller);
           controller.abort(reason);
@@ -191,6 +223,10 @@ export function rpcMuxServer(run: RpcCallRunner, init: RpcMuxServerInit): RpcSer
         start(frame);
       };
 
+      if (idleMs > 0) {
+        idleTimer = setTimeout(checkIdle, idleMs);
+        idleTimer.unref();
+      }
       stream.addEventListener('close', () => {
         shut(new PlexusError('CANCELLED', 'the caller closed the mesh rpc stream'));
       });

@@ -37,6 +37,11 @@ export interface MeshRpcInit extends RetryOptions {
   readonly maxCallsPerStream?: number;
   /** Calls a peer may have in flight on this node, across its streams. @default 256 */
   readonly maxCallsPerPeer?: number;
+  /**
+   * A `/plexus/rpc/1.1.0` stream with no call in flight for this long is closed by this node,
+   * ms; 0 never closes one (MESH-49; `mesh.rpcIdleTimeoutMs`). @default 120000
+   */
+  readonly idleStreamTimeoutMs?: number;
 }
 
 /** The rpc protocol of one node. */
@@ -71,6 +76,7 @@ export function meshRpc(components: FaceComponents, init: MeshRpcInit = {}): Mes
     ...logger,
     ...(init.maxCallsPerStream === undefined ? {} : { maxCallsPerStream: init.maxCallsPerStream }),
     ...(init.maxCallsPerPeer === undefined ? {} : { maxCallsPerPeer: init.maxCallsPerPeer }),
+    ...(init.idleStreamTimeoutMs === undefined ? {} : { idleTimeoutMs: init.idleStreamTimeoutMs }),
   });
   let peer: MeshLibp2p | undefined;
   let dialer: RpcDialer | undefined;

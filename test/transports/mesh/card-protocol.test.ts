@@ -95,6 +95,11 @@ describe('/plexus/card/1.0.0', () => {
     const { signer, envelope } = envelopeVerifier().verify(good, CARD_DOMAIN);
     expect(signer.peerId).toBe(s.peerId);
     expect((envelope.d as { cards: { id: string }[] }).cards.map((c) => c.id)).toEqual(['alpha']);
+    // with the node's peer card (MESH-50)
+    expect((envelope.d as { peer?: unknown }).peer).toMatchObject({
+      taskTypes: ['alpha.ping', 'beta.ping'],
+      tools: [],
+    });
     // No verbs: every local card.
     const all = (await exchange(client, s.peerId, text('{}'))) as { d: { cards: { id: string }[] } };
     expect(all.d.cards.map((c) => c.id).sort()).toEqual(['alpha', 'beta']);
@@ -143,9 +148,10 @@ describe('/plexus/card/1.0.0', () => {
       await stream.close();
     });
     await dialAddress(client, server.getMultiaddrs()[0]?.toString() ?? '', AbortSignal.timeout(10_000));
+    let taken: Awaited<ReturnType<typeof requestCards>> | undefined;
     const ask = async (): Promise<string> => {
       try {
-        await requestCards(client, peerIdFromString(serverPeerId), ['x.y.z'], {
+        taken = await requestCards(client, peerIdFromString(serverPeerId), ['x.y.z'], {
           verifier: envelopeVerifier(),
           signal: AbortSignal.timeout(10_000),
         });
@@ -158,6 +164,19 @@ describe('/plexus/card/1.0.0', () => {
     expect(identityFromPublicKey(serverKey.publicKey).peerId).toBe(serverPeerId);
     answer = () => signEnvelope({ cards: [card] }, { key: serverKey, domain: CARD_DOMAIN, from: 'peerId' });
     expect(await ask()).toBe('accepted');
+    expect(taken).toEqual({ cards: [card] }); // an older node: no peer card
+    // MESH-50: the peer card rides with the cards; one that is not an object refuses the answer
+    const peer = { reputation: 0.5, geo: 'eu-west', taskTypes: ['x.y.z'], tools: [] };
+    answer = () =>
+      signEnvelope({ cards: [card], peer }, { key: serverKey, domain: CARD_DOMAIN, from: 'peerId' });
+    expect(await ask()).toBe('accepted');
+    expect(taken).toEqual({ cards: [card], peer });
+    answer = () =>
+      signEnvelope(
+        { cards: [card], peer: 'trusted' },
+        { key: serverKey, domain: CARD_DOMAIN, from: 'peerId' },
+      );
+    expect(await ask()).toBe('INVALID_PARAMS');
     answer = () => signEnvelope({ cards: [card] }, { key: stranger, domain: CARD_DOMAIN, from: 'peerId' });
     expect(await ask()).toBe('SIGNER_MISMATCH');
     answer = () => {

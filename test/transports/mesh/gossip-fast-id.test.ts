@@ -1,5 +1,8 @@
 /**
- * The fast message id of the mesh's gossipsub (MESH-38): the copies of one message share it,
+ * The message ids of the mesh's gossipsub. The envelope id (MESH-48): copies of one message
+ * share it, and a copy changed in any byte of its topic or data has another, so a forged copy
+ * cannot shadow the genuine message. The fast message id of a gossipsub that signs its
+ * messages itself (MESH-38, the bench's raw baseline): the copies of one message share it,
  * so gossipsub drops them before checking their signature again; a copy changed in any field
  * (origin, sequence number, topic, data) has another one, so it is still verified, rejected
  * and scored. Checked as properties (seeded, test/support/fast-check-seed.ts); the real stack
@@ -7,7 +10,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fastMessageId, type WireMessage } from '../../../src/transports/mesh/gossip-fast-id.js';
+import {
+  envelopeMessageId,
+  fastMessageId,
+  type WireMessage,
+} from '../../../src/transports/mesh/gossip-fast-id.js';
 
 const bytes = fc.uint8Array({ maxLength: 64 });
 const message = fc.record({
@@ -61,6 +68,49 @@ describe('the gossip fast message id', () => {
         const data = new Uint8Array(m.data);
         data[at % data.byteLength]! ^= 1 << bit;
         expect(fastMessageId({ ...m, data })).not.toBe(fastMessageId(m));
+      }),
+    );
+  });
+});
+
+describe('the envelope message id (MESH-48)', () => {
+  const unsigned = fc.record({
+    topic: fc.string({ maxLength: 40 }),
+    data: fc.uint8Array({ maxLength: 2048 }),
+  });
+  const hex = (id: Uint8Array): string => Buffer.from(id).toString('hex');
+
+  it('is the same for every copy, 32 bytes', () => {
+    fc.assert(
+      fc.property(unsigned, (m) => {
+        const id = envelopeMessageId(m);
+        expect(id.byteLength).toBe(32);
+        expect(hex(envelopeMessageId({ topic: m.topic.slice(), data: new Uint8Array(m.data) }))).toBe(
+          hex(id),
+        );
+      }),
+    );
+  });
+
+  it('differs when the topic or the data differs, boundaries included', () => {
+    fc.assert(
+      fc.property(unsigned, unsigned, (a, b) => {
+        fc.pre(a.topic !== b.topic || !Buffer.from(a.data).equals(Buffer.from(b.data)));
+        expect(hex(envelopeMessageId(a))).not.toBe(hex(envelopeMessageId(b)));
+      }),
+    );
+    const one = { topic: 'ab', data: Uint8Array.of(0x63) };
+    const two = { topic: 'a', data: Uint8Array.of(0x62, 0x63) };
+    expect(hex(envelopeMessageId(one))).not.toBe(hex(envelopeMessageId(two)));
+  });
+
+  it('changes with one flipped data bit (a forged copy cannot take the genuine one’s id)', () => {
+    fc.assert(
+      fc.property(unsigned, fc.nat(), fc.nat(7), (m, at, bit) => {
+        fc.pre(m.data.byteLength > 0);
+        const data = new Uint8Array(m.data);
+        data[at % data.byteLength]! ^= 1 << bit;
+        expect(hex(envelopeMessageId({ ...m, data }))).not.toBe(hex(envelopeMessageId(m)));
       }),
     );
   });

@@ -28,29 +28,29 @@ const fresh = () => gossipValidator({ verifier: envelopeVerifier(), maxMessageBy
 
 describe('the gossip validator', () => {
   it('accepts a message signed for its topic by its originator', () => {
-    const verdict = fresh().validate(TOPIC, bytes(signed({ hello: 'mesh' })), peerId);
+    const verdict = fresh().validate(TOPIC, bytes(signed({ hello: 'mesh' })));
     expect(verdict.result).toBe('accept');
   });
 
   it('rejects a bad signature (a changed payload)', () => {
     const env = { ...signed({ n: 1 }), d: { n: 2 } };
-    expect(fresh().validate(TOPIC, bytes(env), peerId)).toMatchObject({ code: 'SIGNATURE_INVALID' });
+    expect(fresh().validate(TOPIC, bytes(env))).toMatchObject({ code: 'SIGNATURE_INVALID' });
   });
 
   it('rejects a message signed for another topic, with dom and without', () => {
     const other = 'hyperspace/reputation/x';
-    expect(fresh().validate(TOPIC, bytes(signed(1, other)), peerId)).toMatchObject({
+    expect(fresh().validate(TOPIC, bytes(signed(1, other)))).toMatchObject({
       code: 'SIGNATURE_DOMAIN_MISMATCH',
     });
     const bare = signEnvelope(1, { key, domain: other, from: 'peerId', includeDomain: false });
-    expect(fresh().validate(TOPIC, bytes(bare), peerId)).toMatchObject({ code: 'SIGNATURE_INVALID' });
+    expect(fresh().validate(TOPIC, bytes(bare))).toMatchObject({ code: 'SIGNATURE_INVALID' });
   });
 
   it('rejects a ts outside the window, either way', () => {
     const old = signed(1, TOPIC, key, () => Date.now() - 10 * 60_000);
     const ahead = signed(1, TOPIC, key, () => Date.now() + 10 * 60_000);
-    expect(fresh().validate(TOPIC, bytes(old), peerId)).toMatchObject({ code: 'SIGNATURE_EXPIRED' });
-    expect(fresh().validate(TOPIC, bytes(ahead), peerId)).toMatchObject({ code: 'SIGNATURE_EXPIRED' });
+    expect(fresh().validate(TOPIC, bytes(old))).toMatchObject({ code: 'SIGNATURE_EXPIRED' });
+    expect(fresh().validate(TOPIC, bytes(ahead))).toMatchObject({ code: 'SIGNATURE_EXPIRED' });
   });
 
   it('ignores (never accepts, never rejects) a valid message signed before its start (MESH-32)', () => {
@@ -61,29 +61,27 @@ describe('the gossip validator', () => {
       notBefore: started,
     });
     const before = bytes(signed({ n: 1 }, TOPIC, key, () => started - 1000));
-    expect(validator.validate(TOPIC, before, peerId)).toMatchObject({
+    expect(validator.validate(TOPIC, before)).toMatchObject({
       result: 'ignore',
       code: 'SIGNATURE_EXPIRED',
     });
     // its nonce is remembered: the same message again is a replay
-    expect(validator.validate(TOPIC, before, peerId)).toMatchObject({
+    expect(validator.validate(TOPIC, before)).toMatchObject({
       result: 'reject',
       code: 'SIGNATURE_REPLAYED',
     });
     // a forged or foreign one signed before the start is still rejected, so scored
     expect(
-      validator.validate(
-        TOPIC,
-        bytes({ ...signed({ n: 2 }, TOPIC, key, () => started - 1000), d: 3 }),
-        peerId,
-      ),
+      validator.validate(TOPIC, bytes({ ...signed({ n: 2 }, TOPIC, key, () => started - 1000), d: 3 })),
     ).toMatchObject({ result: 'reject', code: 'SIGNATURE_INVALID' });
-    const stranger = generateKeyPair();
-    expect(
-      validator.validate(TOPIC, bytes(signed({ n: 4 }, TOPIC, stranger, () => started - 1000)), peerId),
-    ).toMatchObject({ result: 'reject', code: 'SIGNER_MISMATCH' });
+    const stranger = identityFromPublicKey(generateKeyPair().publicKey).peerId;
+    const lying = { ...signed({ n: 4 }, TOPIC, key, () => started - 1000), from: stranger };
+    expect(validator.validate(TOPIC, bytes(lying))).toMatchObject({
+      result: 'reject',
+      code: 'SIGNER_MISMATCH',
+    });
     // what is signed from the start on is accepted
-    expect(validator.validate(TOPIC, bytes(signed({ n: 5 }, TOPIC, key, () => started)), peerId).result).toBe(
+    expect(validator.validate(TOPIC, bytes(signed({ n: 5 }, TOPIC, key, () => started))).result).toBe(
       'accept',
     );
   });
@@ -91,37 +89,45 @@ describe('the gossip validator', () => {
   it('rejects a replayed nonce', () => {
     const validator = fresh();
     const env = bytes(signed({ once: true }));
-    expect(validator.validate(TOPIC, env, peerId).result).toBe('accept');
-    expect(validator.validate(TOPIC, env, peerId)).toMatchObject({ code: 'SIGNATURE_REPLAYED' });
+    expect(validator.validate(TOPIC, env).result).toBe('accept');
+    expect(validator.validate(TOPIC, env)).toMatchObject({ code: 'SIGNATURE_REPLAYED' });
   });
 
-  it('rejects a from that is not the key’s, and a key that is not the originator’s', () => {
-    const stranger = identityFromPublicKey(generateKeyPair().publicKey).peerId;
+  it('rejects a from that is not the key’s; the signer is the originator (MESH-48)', () => {
+    const strangerKey = generateKeyPair();
+    const stranger = identityFromPublicKey(strangerKey.publicKey).peerId;
     const lying = { ...signed(1), from: stranger };
-    expect(fresh().validate(TOPIC, bytes(lying), peerId)).toMatchObject({ code: 'SIGNER_MISMATCH' });
-    expect(fresh().validate(TOPIC, bytes(signed(1)), stranger)).toMatchObject({ code: 'SIGNER_MISMATCH' });
+    expect(fresh().validate(TOPIC, bytes(lying))).toMatchObject({ code: 'SIGNER_MISMATCH' });
+    // the from of a did:key signer is the same key's PeerId: the verdict names the PeerId
+    const asDid = signEnvelope(2, { key, domain: TOPIC, from: 'did' });
+    expect(fresh().validate(TOPIC, bytes(asDid))).toMatchObject({ result: 'accept', signer: { peerId } });
+    // gossipsub carries no originator: whoever forwards it, a message is its signer's
+    expect(fresh().validate(TOPIC, bytes(signed(3, TOPIC, strangerKey)))).toMatchObject({
+      result: 'accept',
+      signer: { peerId: stranger },
+    });
   });
 
   it('rejects cards on another peer’s capability topic', () => {
     const other = generateKeyPair();
     const otherId = identityFromPublicKey(other.publicKey).peerId;
     const topic = capabilitiesTopic(otherId);
-    expect(fresh().validate(topic, bytes(signed(1, topic)), peerId)).toMatchObject({
+    expect(fresh().validate(topic, bytes(signed(1, topic)))).toMatchObject({
       code: 'SIGNER_MISMATCH',
     });
-    expect(fresh().validate(topic, bytes(signed(1, topic, other)), otherId).result).toBe('accept');
+    expect(fresh().validate(topic, bytes(signed(1, topic, other))).result).toBe('accept');
   });
 
   it('rejects oversized, non-JSON and malformed messages, and unknown topics', () => {
     const big = bytes(signed('x'.repeat(5000)));
-    expect(fresh().validate(TOPIC, big, peerId)).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
-    expect(fresh().validate(TOPIC, new Uint8Array([0xff, 0xfe]), peerId)).toMatchObject({
+    expect(fresh().validate(TOPIC, big)).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+    expect(fresh().validate(TOPIC, new Uint8Array([0xff, 0xfe]))).toMatchObject({
       code: 'PARSE_ERROR',
     });
-    expect(fresh().validate(TOPIC, bytes({ hello: 1 }), peerId)).toMatchObject({
+    expect(fresh().validate(TOPIC, bytes({ hello: 1 }))).toMatchObject({
       code: 'MALFORMED_ENVELOPE',
     });
-    expect(fresh().validate('plexus/other', bytes(signed(1, 'plexus/other')), peerId)).toMatchObject({
+    expect(fresh().validate('plexus/other', bytes(signed(1, 'plexus/other')))).toMatchObject({
       result: 'reject',
     });
   });

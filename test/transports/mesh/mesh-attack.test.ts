@@ -87,17 +87,22 @@ describe('a malicious mesh peer', () => {
     const sign = (d: JsonValue, domain: string, key = harnessKey) =>
       signEnvelope(d, { key, domain, from: 'peerId' });
     const stranger = generateKeyPair();
-    const replayed = bytes(sign({ n: 'once' }, CRDT));
+    const strangerId = identityFromPublicKey(stranger.publicKey).peerId;
+    const once = sign({ n: 'once' }, CRDT);
+    // MESH-48: a byte-identical copy is a duplicate by its message id, dropped before the
+    // validator (gossipsub even refuses to publish it); the same envelope in other bytes reaches
+    // the validator and is rejected by its nonce
+    const replayed = new TextEncoder().encode(JSON.stringify(once, null, 1));
     const card = { id: 'forged', name: 'forged', capabilities: [{ verb: 'forged.x' }], origin: 'local' };
     const forged: [string, Uint8Array][] = [
-      // signed by another key than the gossip originator
-      [CRDT, bytes(sign({ n: 1 }, CRDT, stranger))],
+      // a from that is not the signing key's (gossipsub carries no originator, MESH-48)
+      [CRDT, bytes({ ...sign({ n: 1 }, CRDT), from: strangerId })],
       // signed for another topic
       [CRDT, bytes(sign({ n: 2 }, 'hyperspace/reputation/someone'))],
       // a changed payload
       [CRDT, bytes({ ...sign({ n: 3 }, CRDT), d: { n: 4 } })],
       // the same envelope again
-      [CRDT, replayed],
+      [CRDT, bytes(once)],
       [CRDT, replayed],
       // over the 64 KiB default
       [CRDT, bytes(sign({ pad: 'x'.repeat(70_000) }, CRDT))],

@@ -2,7 +2,8 @@
  * DHT discovery (issue 15 item 4): three in-process nodes A–B–C joined through B, where C
  * follows no capability topic (`followCapabilities: false`) and so never receives A's gossip.
  * C finds A's agent by capability through the DHT — from `GET /agents?capability=` and from
- * the router — and takes it as a remote card owned by A's PeerId. A card known through an
+ * the router — and takes it as a remote card owned by A's PeerId, with A's peer card (its
+ * reputation, region, task types and tools, MESH-50). A card known through an
  * HTTP peer and through the mesh is one registry entry (item 7).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -63,7 +64,7 @@ describe('DHT discovery', () => {
     const b = await meshNode({}, { agents: [agent('bravo', { 'bravo.ping': () => 'b' })] });
     const boot = await loopback(b);
     const a = await meshNode(
-      { bootstrap: [boot] },
+      { bootstrap: [boot], geo: 'eu-west' },
       {
         agents: [
           agent('alpha', { 'alpha.ping': () => 'pong' }),
@@ -95,6 +96,11 @@ describe('DHT discovery', () => {
     expect(found.map((card) => card.id)).toEqual(['alpha']);
     expect(found[0]?.origin).toBe('remote');
     expect(found[0]?.extensions?.[MESH_PEER_EXTENSION]).toBe(aPeer);
+    // MESH-50: A's peer card came with its card — the claims C never heard by gossip
+    const aCard = c.runtime.agents.peers.card(aPeer);
+    expect(aCard).toMatchObject({ peerId: aPeer, geo: 'eu-west', tools: [] });
+    expect(aCard?.taskTypes).toEqual(['alpha.ping', 'alpha2.echo']);
+    expect(aCard?.reputation).toBeTypeOf('number');
     // Only the card asked for was taken.
     expect(c.runtime.agents.registry.find('alpha2')).toBeUndefined();
 

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { JsonObject, JsonValue } from '../../../src/core/json.js';
 import type { Node } from '../../../src/node/index.js';
 import { trajectoryTopic } from '../../../src/primitives/improving/index.js';
-import { generateKeyPair, signEnvelope } from '../../../src/security/index.js';
+import { generateKeyPair, identityFromPublicKey, signEnvelope } from '../../../src/security/index.js';
 import { request } from '../../runtime/helpers.js';
 import { eventually, until } from '../../support/until.js';
 import { harness, meshAddress, meshNode, meshStatus, runCleanups } from './rpc-helpers.js';
@@ -119,11 +119,13 @@ describe('trajectory gossip', () => {
       what: 'b on the trajectory topic',
       limitMs: 15_000,
     });
-    const send = (d: JsonValue, domain = TOPIC, key = h.key): Promise<unknown> =>
-      pubsub.publish(
-        TOPIC,
-        new TextEncoder().encode(JSON.stringify(signEnvelope(d, { key, domain, from: 'peerId' }))),
-      );
+    const strangerId = identityFromPublicKey(generateKeyPair().publicKey).peerId;
+    const send = (d: JsonValue, domain = TOPIC, from?: string): Promise<unknown> => {
+      const signed = signEnvelope(d, { key: h.key, domain, from: 'peerId' });
+      // MESH-48: gossipsub carries no originator; a from that is not the key's is a forgery
+      const sent = from === undefined ? signed : { ...signed, from };
+      return pubsub.publish(TOPIC, new TextEncoder().encode(JSON.stringify(sent)));
+    };
 
     // An honest trajectory from the harness is taken, named by the harness's PeerId.
     await send({ ...trajectory('honest', 0.8), peerId: h.peerId });
@@ -135,7 +137,7 @@ describe('trajectory gossip', () => {
     const before = await meshStatus(b);
 
     const bad: [string, JsonValue, string?][] = [
-      ['signed by a stranger', trajectory('forged', 0.9)],
+      ['from a stranger, signed by the harness', trajectory('forged', 0.9)],
       ['signed for another topic', trajectory('elsewhere', 0.9), 'hyperspace/trajectories/other'],
       ['a reward out of range', trajectory('greedy', 7)],
       ['another task type than the topic', { ...trajectory('mislabelled', 0.9), taskType: 'other' }],
@@ -143,9 +145,8 @@ describe('trajectory gossip', () => {
       ['naming another peer as its author', { ...trajectory('impostor', 0.9), peerId: bPeer }],
       ['over 64 KiB', trajectory('x'.repeat(70_000), 0.9)],
     ];
-    const stranger = generateKeyPair();
     for (const [what, d, domain] of bad) {
-      await send(d, domain, what === 'signed by a stranger' ? stranger : h.key);
+      await send(d, domain, what.startsWith('from a stranger') ? strangerId : undefined);
     }
     const judged = await eventually(
       'every bad trajectory rejected or ignored',

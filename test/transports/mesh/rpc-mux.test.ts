@@ -5,7 +5,8 @@
  * running; a stream killed mid-call cancels its far jobs and fails its calls retryable; an
  * oversize frame refuses only its own stream; forged, replayed and malformed call frames are
  * refused by their id while the stream's other calls go on; the in-flight bounds refuse at once
- * (`RATE_LIMITED`), never queue; a peer without 1.1.0 is called on 1.0.0.
+ * (`RATE_LIMITED`), never queue; a peer without 1.1.0 is called on 1.0.0; a stream idle for
+ * the idle timeout is closed by the callee, one with a call in flight never (MESH-49).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Envelope } from '../../../src/core/envelope.js';
@@ -404,5 +405,38 @@ describe('mesh rpc 1.1.0 (many calls per stream)', () => {
     });
     expect(answer.data).toEqual({ far: 'old' });
     expect(old.streams(farPeer)).toBe(0);
+  });
+
+  it('closes a stream with no call in flight for the idle timeout, never one with a call running (MESH-49)', async () => {
+    const { far, farPeer, near } = await pair({ idleStreamTimeoutMs: 400 });
+    // a stream whose call runs, opened first; then one that carries nothing
+    const busy = await wire(near, farPeer);
+    busy.send(signedCall(near, 1, request('demo.hang', 'held', 'worker')));
+    const [jobId] = await working(far, 1);
+    const idle = await wire(near, farPeer);
+    await until(() => idle.ended.value, { what: 'the idle stream closed by the callee' });
+    // the busy one has been open longer than the idle one, its call still running
+    expect(busy.ended.value).toBe(false);
+    expect(await stateOf(far, jobId ?? '')).toBe('WORKING');
+    // its call cancelled, it is idle in turn: closed too
+    busy.send({ t: 'cancel', id: 1 });
+    await until(async () => (await stateOf(far, jobId ?? '')) === 'CANCELED', {
+      what: 'the far job cancelled',
+    });
+    await until(() => busy.ended.value, { what: 'the stream idle after its call closed by the callee' });
+
+    // the pool drops a stream closed for idleness and opens another for the next call
+    const client = await clientOf(near);
+    const first = await client.call(farPeer, request('demo.work', 1, 'worker'), {
+      signal: new AbortController().signal,
+    });
+    expect(first.data).toEqual({ far: 1 });
+    expect(client.streams(farPeer)).toBe(1);
+    await until(() => client.streams(farPeer) === 0, { what: "the client's idle stream dropped" });
+    const second = await client.call(farPeer, request('demo.work', 2, 'worker'), {
+      signal: new AbortController().signal,
+    });
+    expect(second.data).toEqual({ far: 2 });
+    expect(client.streams(farPeer)).toBe(1);
   });
 });

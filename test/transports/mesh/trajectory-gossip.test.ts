@@ -32,7 +32,7 @@ const validator = () =>
     },
   });
 const judge = (d: JsonValue, topic = TOPIC) =>
-  validator().validate(topic, bytes(signEnvelope(d, { key, domain: topic, from: 'peerId' })), peerId);
+  validator().validate(topic, bytes(signEnvelope(d, { key, domain: topic, from: 'peerId' })));
 
 const good: JsonObject = {
   taskType: 'web-research',
