@@ -37,8 +37,11 @@ const NOOP_SPAN: PartSpan = { end: () => undefined };
 /** Span names whose readers are remembered (a node's span names are a small, fixed set). */
 const MAX_NAMES = 1024;
 
-/** The spans of several parts as one: ended and set on each, named by the first `traceparent`. */
-function fanOut(spans: readonly PartSpan[]): PartSpan {
+/**
+ * The spans of several parts (or observers) as one: ended and set on each, named by the first
+ * `traceparent` among theirs. The runtime's `teeObserver` answers with it too.
+ */
+export function fanOutSpans(spans: readonly PartSpan[]): PartSpan {
   const traceparent = spans.find((s) => s.traceparent !== undefined)?.traceparent;
   return {
     end(error, attributes) {
@@ -80,7 +83,7 @@ export function nodeObserver<O>(parts: readonly ObserverPart<O>[]): PartObserver
       const list = readersOf(name);
       if (list.length === 0) return NOOP_SPAN;
       if (list.length === 1) return (list[0] as PartObserver<O>).span(name, attributes, options);
-      return fanOut(list.map((o) => o.span(name, attributes, options)));
+      return fanOutSpans(list.map((o) => o.span(name, attributes, options)));
     },
     count(name, attributes, value) {
       for (const p of parts) p.observer.count(name, attributes, value);

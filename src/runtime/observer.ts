@@ -6,6 +6,7 @@
  * A no-op default and an in-memory recorder (for tests) are provided.
  */
 import type { PlexusError } from '../core/errors.js';
+import { fanOutSpans } from '../observability/node-observer.js';
 
 /** Span and counter attributes: flat scalars only. */
 export type ObserverAttributes = Readonly<Record<string, string | number | boolean>>;
@@ -82,17 +83,7 @@ export function teeObserver(...observers: readonly Observer[]): Observer {
   if (list.length === 1) return list[0] as Observer;
   return {
     span(name, attributes, options) {
-      const spans = list.map((o) => o.span(name, attributes, options));
-      const traceparent = spans.find((s) => s.traceparent !== undefined)?.traceparent;
-      return {
-        end(error, attributes) {
-          for (const s of spans) s.end(error, attributes);
-        },
-        set(more) {
-          for (const s of spans) s.set?.(more);
-        },
-        ...(traceparent === undefined ? {} : { traceparent }),
-      };
+      return fanOutSpans(list.map((o) => o.span(name, attributes, options)));
     },
     count(name, attributes, value) {
       for (const o of list) o.count(name, attributes, value);

@@ -247,31 +247,54 @@ function writeAttributes(out: Writer, attributes: Attributes, field: number): vo
   }
 }
 
+/**
+ * A span's fields 1–6: trace and span id, trace state, parent span id, name and kind, the same
+ * for an SDK span and a step record (OBS-61).
+ */
+function writeHead(
+  out: Writer,
+  traceId: string,
+  spanId: string,
+  traceState: string | undefined,
+  parentSpanId: string | undefined,
+  name: string,
+  kind: number,
+): void {
+  out.tag(1, LEN);
+  out.hexId(traceId);
+  out.tag(2, LEN);
+  out.hexId(spanId);
+  if (traceState) {
+    out.tag(3, LEN);
+    out.string(traceState);
+  }
+  if (parentSpanId) {
+    out.tag(4, LEN);
+    out.hexId(parentSpanId);
+  }
+  out.tag(5, LEN);
+  out.string(name);
+  // OTLP's SpanKind counts from 1 (0 is unspecified); the API's from 0
+  out.tag(6, VARINT);
+  out.varint(kind + 1);
+}
+
 function spanFlags(context: SpanContext, isRemote: boolean | undefined): number {
   return (context.traceFlags & 0xff) | HAS_IS_REMOTE | (isRemote === true ? IS_REMOTE : 0);
 }
 
 function writeSpan(out: Writer, span: ReadableSpan): void {
   const context = span.spanContext();
-  out.tag(1, LEN);
-  out.hexId(context.traceId);
-  out.tag(2, LEN);
-  out.hexId(context.spanId);
-  const traceState = context.traceState?.serialize();
-  if (traceState) {
-    out.tag(3, LEN);
-    out.string(traceState);
-  }
   const parent = span.parentSpanContext;
-  if (parent?.spanId) {
-    out.tag(4, LEN);
-    out.hexId(parent.spanId);
-  }
-  out.tag(5, LEN);
-  out.string(span.name);
-  // OTLP's SpanKind counts from 1 (0 is unspecified); the API's from 0
-  out.tag(6, VARINT);
-  out.varint(span.kind + 1);
+  writeHead(
+    out,
+    context.traceId,
+    context.spanId,
+    context.traceState?.serialize(),
+    parent?.spanId,
+    span.name,
+    span.kind,
+  );
   out.tag(7, FIXED64);
   out.hrTime(span.startTime);
   out.tag(8, FIXED64);
@@ -333,23 +356,15 @@ function writeSpan(out: Writer, span: ReadableSpan): void {
  */
 function writeStep(out: Writer, span: StepSpan): void {
   const parent = span.parentSpanContext;
-  out.tag(1, LEN);
-  out.hexId(span.traceId);
-  out.tag(2, LEN);
-  out.hexId(span.spanId);
-  const traceState = parent.traceState?.serialize();
-  if (traceState) {
-    out.tag(3, LEN);
-    out.string(traceState);
-  }
-  if (parent.spanId) {
-    out.tag(4, LEN);
-    out.hexId(parent.spanId);
-  }
-  out.tag(5, LEN);
-  out.string(span.name);
-  out.tag(6, VARINT);
-  out.varint(span.kind + 1);
+  writeHead(
+    out,
+    span.traceId,
+    span.spanId,
+    parent.traceState?.serialize(),
+    parent.spanId,
+    span.name,
+    span.kind,
+  );
   out.tag(7, FIXED64);
   out.unixMs(span.startMs);
   out.tag(8, FIXED64);
