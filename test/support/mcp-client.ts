@@ -39,3 +39,9 @@ export async function connectMcpClient(nodeUrl: string, options: McpClientOption
   );
   return client;
 }
+
+/** The `Mcp-Session-Id` a client connected by {@link connectMcpClient} holds (empty without one). */
+export function mcpSessionOf(client: Client): string {
+  const transport = client.transport;
+  return transport instanceof StreamableHTTPClientTransport ? (transport.sessionId ?? '') : '';
+}

@@ -10,8 +10,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../../src/core/json.js';
 import { createNode, type Node } from '../../../src/node/node.js';
@@ -19,6 +18,7 @@ import { defineAgent, type AgentDefinition } from '../../../src/runtime/index.js
 import { generateApiKey } from '../../../src/security/index.js';
 import { mcpFace } from '../../../src/transports/mcp/mcp-face.js';
 import { MCP_SESSION_EVENTS } from '../../../src/transports/mcp/session-records.js';
+import { connectMcpClient, mcpSessionOf } from '../../support/mcp-client.js';
 import { until } from '../../support/until.js';
 
 const key = generateApiKey();
@@ -117,13 +117,12 @@ describe('MCP: the GET stream of a previous process is told what it missed (MCP-
     const dataDir = await mkdtemp(join(tmpdir(), 'plexus-mcp-missed-'));
     dirs.push(dataDir);
     const first = await serve(dataDir, [agent('steady'), agent('changing')]);
-    const transport = new StreamableHTTPClientTransport(new URL(`${first.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${key.key}` } },
+    const client = await connectMcpClient(first.url, {
+      name: 'missed-test',
+      headers: { authorization: `Bearer ${key.key}` },
     });
-    const client = new Client({ name: 'missed-test', version: '1.0.0' });
     clients.push(client);
-    await client.connect(transport);
-    const session = transport.sessionId ?? '';
+    const session = mcpSessionOf(client);
     await client.subscribeResource({ uri: 'plexus://agents/steady' });
     await client.subscribeResource({ uri: 'plexus://agents/changing' });
     await until(

@@ -12,8 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../../src/core/json.js';
 import { createNode, type Node } from '../../../src/node/node.js';
@@ -25,6 +24,7 @@ import { sessionHash } from '../../../src/transports/mcp/session-records.js';
 import { callCausation, recordStreamedCall } from '../../../src/transports/mcp/stream-records.js';
 import { callTool, toolCallKey } from '../../../src/transports/mcp/tool-call.js';
 import { catalogOf } from '../../../src/transports/mcp/tool-catalog.js';
+import { connectMcpClient, mcpSessionOf } from '../../support/mcp-client.js';
 import { until } from '../../support/until.js';
 
 const key = generateApiKey();
@@ -76,15 +76,14 @@ describe('MCP: a call answered after a restart is recorded once (MCP-62)', () =>
   }
 
   async function connect(node: Node): Promise<{ client: Client; session: string; tool: string }> {
-    const transport = new StreamableHTTPClientTransport(new URL(`${node.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${key.key}` } },
+    const client = await connectMcpClient(node.url, {
+      name: 'recovered-record-test',
+      headers: { authorization: `Bearer ${key.key}` },
     });
-    const client = new Client({ name: 'recovered-record-test', version: '1.0.0' });
     clients.push(client);
-    await client.connect(transport);
     const { tools } = await client.listTools();
     const tool = tools.find((t) => t.name.endsWith('say'))?.name ?? '';
-    return { client, session: transport.sessionId ?? '', tool };
+    return { client, session: mcpSessionOf(client), tool };
   }
 
   /**
