@@ -50,8 +50,18 @@ const EVERYTHING = capabilitiesOf({
   effects: ['writes:session_registry', 'reads:memory_crystals'],
 });
 
+/**
+ * A token that expires an hour from now; one that has proofs lives ten minutes, so it never
+ * outlives its proof when the two are signed either side of a second boundary.
+ */
 function issue(from: Party, to: Party, cap: Capabilities, proofs: Ucan[] = []): Ucan {
-  return signUcan({ key: from.key, audience: to.did, capabilities: cap, proofs: proofs.map((p) => p.cid) });
+  return signUcan({
+    key: from.key,
+    audience: to.did,
+    capabilities: cap,
+    proofs: proofs.map((p) => p.cid),
+    ttl: proofs.length === 0 ? 3600 : 600,
+  });
 }
 
 /** root → alice → node: alice invokes with what root gave her, narrowed to `cap`. */

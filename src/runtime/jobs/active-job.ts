@@ -66,8 +66,10 @@ export interface ActiveJob {
   nextPause(): Promise<JobOutcome>;
   /** Wakes {@link ActiveJob.nextPause} waiters. */
   paused(outcome: JobOutcome): void;
-  /** Why the job is run again (recovery), written in `job.retried`. */
+  /** Why the job is run again (recovery, fail-over), written in `job.retried`. */
   retryReason?: string;
+  /** Capability providers this run found unreachable (RT-060: not tried again). */
+  unreached?: Set<string>;
   readonly controller: AbortController;
   /** True once the job's `job.submitted` is built (before that, nothing of it is written). */
   readonly accepted: boolean;
@@ -172,6 +174,7 @@ class EngineJob implements ActiveJob {
   resumed = false;
   #pauseWaiters: ((outcome: JobOutcome) => void)[] | undefined;
   declare retryReason?: string;
+  declare unreached?: Set<string>;
   accepted = false;
   held: EventInput[] | undefined = undefined;
   readonly done: Promise<JobOutcome>;

@@ -38,6 +38,7 @@ import type { Logger } from '../../core/logger.js';
 import { runPostEffects, type PostEffect } from '../pipeline/effects.js';
 import { runStep } from '../pipeline/steps.js';
 import { selectCandidate, type Candidate, type RouteState } from '../routing/router.js';
+import { wasNeverSent } from '../routing/unsent.js';
 
 /** A job's spans sit under its invocation's span (or, recovered after a restart, under its request's). */
 function underJob(job: ActiveJob): ObserverSpanOptions | undefined {
@@ -364,7 +365,25 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
     } else void record(job, outcome);
   };
 
-  const dispatch = async (job: ActiveJob): Promise<void> => {
+  /**
+   * RT-060: the provider to fail over to when a capability job's remote agent could not be
+   * reached and the request never left this node (`wasNeverSent`): the best other available
+   * candidate not yet found unreachable, or `undefined`.
+   */
+  const failOverTarget = (job: ActiveJob, failed: string, error: PlexusError): Candidate | undefined => {
+    if (job.resolution.kind !== 'capability' || !wasNeverSent(error)) return undefined;
+    if (job.controller.signal.aborted || job.state !== 'WORKING') return undefined;
+    const unreached = (job.unreached ??= new Set()).add(failed);
+    const rest = job.resolution.candidates.filter((c) => !unreached.has(c.card.id));
+    if (rest.length === 0) return undefined;
+    try {
+      return selectCandidate(rest, components.routeState);
+    } catch {
+      return undefined; // none of the others can take it: the first failure stands
+    }
+  };
+
+  const dispatch = async (job: ActiveJob, next?: Candidate): Promise<void> => {
     let targets: readonly Candidate[];
     try {
       targets = runStep(
@@ -374,7 +393,7 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
         () =>
           job.resolution.kind === 'broadcast'
             ? job.resolution.candidates
-            : [selectCandidate(job.resolution.candidates, components.routeState)],
+            : [next ?? selectCandidate(job.resolution.candidates, components.routeState)],
         underJob(job),
       );
     } catch (error) {
@@ -485,6 +504,12 @@ export function createJobRunner(components: JobRunnerComponents): JobRunner {
     } else {
       const error = first?.ok === false ? first.error : new PlexusError('INTERNAL', 'no agent ran the job');
       span.end(error);
+      const other = first === undefined ? undefined : failOverTarget(job, first.agent, error);
+      if (other !== undefined) {
+        job.retryReason = `agent ${first?.agent ?? '?'} could not be reached and the request never left this node (${error.message}); failing over to agent ${other.card.id}`;
+        await dispatch(job, other);
+        return;
+      }
       finish(job, { state: 'FAILED', error, agent: first?.agent ?? components.nodeId });
     }
   };

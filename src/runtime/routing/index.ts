@@ -31,6 +31,7 @@ export {
   type SelectedPolicy,
 } from './policy.js';
 export { SYNC_EXTENSION, isDeliveryFailure, outgoing } from './delivery.js';
+export { SENT_DETAIL, isRefusedConnection, wasNeverSent } from './unsent.js';
 export { routingInvoker, type RoutingInvoker, type RoutingInvokerInit } from './routing-invoker.js';
 export {
   isSyncDelivery,

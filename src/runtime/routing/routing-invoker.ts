@@ -30,6 +30,7 @@ import {
   type RoutingEventType,
 } from './answer-cache.js';
 import { isAborted, isDeliveryFailure, outgoing } from './delivery.js';
+import { SENT_DETAIL, wasNeverSent } from './unsent.js';
 import { staleAnswer } from './fallback-answers.js';
 import { fallbackPolicies, type FallbackPolicies, type SelectedPolicy } from './policy.js';
 import { isSyncDelivery, syncQueue, type QueueForSyncInit } from './sync-queue.js';
@@ -242,15 +243,23 @@ export function routingInvoker(init: RoutingInvokerInit): RoutingInvoker {
     return parseTarget(`${peer}/${encodeURIComponent(card.id)}`);
   };
 
-  function gaveUp(first: PlexusError, tried: readonly string[], policy: SelectedPolicy): PlexusError {
+  /** `sentElsewhere`: a fallback target may have received the request (so `first`'s `sent: false` no longer holds). */
+  function gaveUp(
+    first: PlexusError,
+    tried: readonly string[],
+    policy: SelectedPolicy,
+    sentElsewhere: boolean,
+  ): PlexusError {
+    const details: Record<string, JsonValue> = {};
+    for (const [key, value] of Object.entries(first.details ?? {})) {
+      if (!(sentElsewhere && key === SENT_DETAIL)) details[key] = value;
+    }
+    details['policy'] = policy.name;
+    details['tried'] = [...tried];
     return new PlexusError(
       first.code,
       `${first.message}; fallback policy ${JSON.stringify(policy.name)} tried: ${tried.join('; ')}; giving up`,
-      {
-        retryable: first.retryable,
-        cause: first,
-        details: { ...(first.details ?? {}), policy: policy.name, tried: [...tried] },
-      },
+      { retryable: first.retryable, cause: first, details },
     );
   }
 
@@ -264,6 +273,7 @@ export function routingInvoker(init: RoutingInvokerInit): RoutingInvoker {
   ): Promise<Envelope> {
     const policy = policies.select(request);
     const tried = [`${primary.text}: ${first.code}`];
+    let sentElsewhere = false;
     const reason = `${primary.text} could not be reached (${first.code})`;
     for (const step of policy.steps) {
       if (signal.aborted) throw toPlexusError(signal.reason);
@@ -276,7 +286,7 @@ export function routingInvoker(init: RoutingInvokerInit): RoutingInvoker {
       });
       switch (step.kind) {
         case 'error':
-          throw gaveUp(first, [...tried, 'error'], policy);
+          throw gaveUp(first, [...tried, 'error'], policy, sentElsewhere);
         case 'local-cache': {
           const hit = cache?.state().get(answerKey(request.verb, request.data, request.tenantId));
           if (hit === undefined) {
@@ -318,13 +328,14 @@ export function routingInvoker(init: RoutingInvokerInit): RoutingInvoker {
             } catch (error) {
               const failure = toPlexusError(error);
               if (isAborted(signal)) throw failure;
+              if (!wasNeverSent(failure)) sentElsewhere = true;
               tried.push(`${step.name} ${target.text}: ${failure.code}`);
             }
           }
           break;
       }
     }
-    throw gaveUp(first, tried, policy);
+    throw gaveUp(first, tried, policy, sentElsewhere);
   }
 
   return {

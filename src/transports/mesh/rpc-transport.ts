@@ -137,15 +137,18 @@ export function meshRpcClient(init: MeshRpcClientInit): MeshRpcClient {
     options: MeshCallOptions,
   ): Promise<AttemptOutcome> {
     const where = { peer: peerId };
-    const unavailable = (why: string, cause?: unknown): AttemptOutcome => ({
+    /** `unsent`: the call's stream could not be opened, so nothing of it reached the peer. */
+    const unavailable = (why: string, cause?: unknown, unsent = false): AttemptOutcome => ({
       kind: 'retry',
       error: new PlexusError('PEER_UNAVAILABLE', `mesh peer ${peerId} ${why}`, {
         ...(cause === undefined ? {} : { cause }),
         details: where,
       }),
+      unsent,
     });
     const dial = init.dial();
-    if (dial === undefined) return unavailable('cannot be reached: the mesh of this node is not running');
+    if (dial === undefined)
+      return unavailable('cannot be reached: the mesh of this node is not running', undefined, true);
     let frame: CallFrame;
     try {
       const signed = signEnvelope(envelope as unknown as JsonValue, {
@@ -212,7 +215,7 @@ export function meshRpcClient(init: MeshRpcClientInit): MeshRpcClient {
           } else if (cause instanceof PlexusError && cause.code === 'RATE_LIMITED') {
             return { kind: 'retry', error: cause };
           } else {
-            return unavailable(`cannot be reached: ${describe(cause)}`, cause);
+            return unavailable(`cannot be reached: ${describe(cause)}`, cause, true);
           }
         }
         if (session !== undefined)
@@ -222,7 +225,7 @@ export function meshRpcClient(init: MeshRpcClientInit): MeshRpcClient {
         stream = await dial(peerId, RPC_PROTOCOL, controller.signal);
       } catch (cause) {
         if (controller.signal.aborted) return stopped(cause);
-        return unavailable(`cannot be reached: ${describe(cause)}`, cause);
+        return unavailable(`cannot be reached: ${describe(cause)}`, cause, true);
       }
       if (controller.signal.aborted) {
         hangUp();

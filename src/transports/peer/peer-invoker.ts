@@ -30,6 +30,7 @@ import {
 import { plexusCodeFromHttp } from '../http/http-status.js';
 import { silentLogger } from '../../core/logger.js';
 import { logEnvelope } from '../../observability/logging/envelope-log.js';
+import { isRefusedConnection } from '../../runtime/routing/unsent.js';
 
 /** Finds the peer node a remote card was learned from ({@link PeerDirectory} is one). */
 export interface PeerResolver {
@@ -151,6 +152,7 @@ export function peerRemoteInvoker(init: PeerRemoteInvokerInit): RemoteInvoker {
             cause,
             details: where,
           }),
+          unsent: isRefusedConnection(cause),
         };
       }
       const value = parseOrUndefined(text);

@@ -5,6 +5,7 @@
 import type { Envelope } from '../../core/envelope.js';
 import { PlexusError } from '../../core/errors.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
+import { SENT_DETAIL } from '../../runtime/routing/unsent.js';
 import { withDetails } from './peer-wire.js';
 
 /** The default delays before each retry, ms (D4). */
@@ -77,11 +78,20 @@ export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** One attempt's outcome: an answer, a failure that ends the call, or a failure worth retrying (with the far side's own error answer, when it gave one). */
+/**
+ * One attempt's outcome: an answer, a failure that ends the call, or a failure worth retrying
+ * (with the far side's own error answer, when it gave one; `unsent` when the request did not
+ * leave this node, e.g. the connection was refused).
+ */
 export type AttemptOutcome =
   | { readonly kind: 'answer'; readonly envelope: Envelope }
   | { readonly kind: 'fail'; readonly error: PlexusError }
-  | { readonly kind: 'retry'; readonly error: PlexusError; readonly answer?: Envelope };
+  | {
+      readonly kind: 'retry';
+      readonly error: PlexusError;
+      readonly answer?: Envelope;
+      readonly unsent?: boolean;
+    };
 
 /** How {@link retryAttempts} waits and reports. */
 export interface RetryRun {
@@ -99,7 +109,8 @@ export interface RetryRun {
 /**
  * Runs `attempt` until it answers or fails, retrying after each delay of the schedule
  * (jittered). When the retries are spent, the last attempt's own error answer is returned
- * if it gave one, else its error with `details.attempts`.
+ * if it gave one, else its error with `details.attempts` (and `details.sent: false` when no
+ * attempt sent the request: see `wasNeverSent`).
  *
  * @throws PlexusError the failing attempt's error, `CANCELLED` via `run.cancelled` or
  *   `run.sleep`, or the last retryable error once the retries are spent.
@@ -109,18 +120,20 @@ export async function retryAttempts(
   signal: AbortSignal,
   run: RetryRun,
 ): Promise<Envelope> {
+  let sent = false;
   for (let retries = 0; ; retries++) {
     if (signal.aborted) throw run.cancelled();
     const outcome = await attempt();
     if (outcome.kind === 'answer') return outcome.envelope;
     if (outcome.kind === 'fail') throw outcome.error;
+    if (outcome.unsent !== true) sent = true;
     const delay = run.schedule.delaysMs[retries];
     if (delay === undefined) {
       // The last attempt's own error answer (e.g. a 429 with its message) is the most useful answer.
       if (outcome.answer !== undefined) return outcome.answer;
       throw withDetails(
         outcome.error,
-        { attempts: retries + 1 },
+        sent ? { attempts: retries + 1 } : { attempts: retries + 1, [SENT_DETAIL]: false },
         `${outcome.error.message} (gave up after ${String(retries + 1)} attempts)`,
       );
     }

@@ -27,6 +27,7 @@ import {
   type RpcClientStream,
 } from '../../../src/transports/mesh/rpc-transport.js';
 import { agent, request } from '../../runtime/helpers.js';
+import { wasNeverSent } from '../../../src/runtime/routing/index.js';
 import { eventually, until } from '../../support/until.js';
 import { cleanups, harness, meshAddress, meshStatus, runCleanups, type Harness } from './rpc-helpers.js';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -234,6 +235,7 @@ describe('mesh rpc 1.1.0 (many calls per stream)', () => {
         code: 'PEER_UNAVAILABLE',
         retryable: true,
       });
+      expect(wasNeverSent(failure as PlexusError)).toBe(false); // it was sent: never failed over (RT-060)
     }
     for (const id of ids) {
       await until(async () => (await stateOf(far, id)) === 'CANCELED', { what: `far job ${id} cancelled` });

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Envelope } from '../../../src/core/envelope.js';
 import { PlexusError, type ErrorData } from '../../../src/core/errors.js';
 import type { JsonValue } from '../../../src/core/json.js';
-import { parseTarget } from '../../../src/runtime/routing/index.js';
+import { parseTarget, wasNeverSent } from '../../../src/runtime/routing/index.js';
 import {
   generateKeyPair,
   identityFromPublicKey,
@@ -170,5 +170,6 @@ describe('mesh rpc', () => {
     expect(error).toBeInstanceOf(PlexusError);
     expect((error as PlexusError).code).toBe('PEER_UNAVAILABLE');
     expect((error as PlexusError).retryable).toBe(true);
+    expect(wasNeverSent(error as PlexusError)).toBe(true); // no stream opened: nothing was sent (RT-060)
   });
 });

@@ -204,7 +204,7 @@ describe('peerRemoteInvoker', () => {
     expect(low).toEqual([400, 800, 1600]);
   });
 
-  it('retries network failures and reports PEER_UNAVAILABLE', async () => {
+  it('retries network failures and reports PEER_UNAVAILABLE, saying the request was never sent', async () => {
     const port = await closedPort();
     const call = invoker({ url: `http://127.0.0.1:${String(port)}` }).invoke(
       card,
@@ -214,7 +214,8 @@ describe('peerRemoteInvoker', () => {
     await expect(call).rejects.toMatchObject({
       code: 'PEER_UNAVAILABLE',
       retryable: true,
-      details: { attempts: 4 },
+      // every connection refused: the request never left this node (RT-060 may fail it over)
+      details: { attempts: 4, sent: false },
     });
   });
 
