@@ -81,12 +81,33 @@ export function publicKeyFromIdentity(id: string): Uint8Array {
   if (typeof id !== 'string') {
     throw new PlexusError('INVALID_PARAMS', `an identity must be a string, got ${typeof id}`);
   }
+  const known = named.get(id);
+  if (known !== undefined) return new Uint8Array(known.publicKey);
   if (id.startsWith('did:')) return publicKeyFromDidKey(id);
   if (/^[1-9A-HJ-NP-Za-km-z]+$/.test(id)) return publicKeyFromPeerId(id);
   throw new PlexusError(
     'INVALID_PARAMS',
     `"${clip(id)}" is neither a did:key ("${DID_KEY_PREFIX}z6Mk…") nor an Ed25519 PeerId ("12D3KooW…")`,
   );
+}
+
+/** Identities by the name they were asked for (a did:key or a PeerId). */
+const named = new LruCache<string, KeyIdentity>(4096);
+
+/**
+ * Returns the identity a `did:key` or an Ed25519 PeerId names. Cached by the name (bounded LRU
+ * of 4,096 names), so a name met on every call — a `p2p://` target, a mesh peer — is decoded
+ * once, not base58-decoded and re-encoded each time.
+ *
+ * @throws PlexusError `INVALID_PARAMS` when `id` is neither, with the reason (never cached).
+ */
+export function identityFromName(id: string): KeyIdentity {
+  let identity = named.get(id);
+  if (identity === undefined) {
+    identity = identityFromPublicKey(publicKeyFromIdentity(id));
+    named.set(id, identity);
+  }
+  return identity;
 }
 
 /** Returns the name of `identity` in the requested form. */

@@ -21,6 +21,7 @@ export { DEFAULT_WINDOW_MS, envelopeVerifier } from './envelope-verifier.js';
 export type { EnvelopeVerifier, EnvelopeVerifierInit, VerifiedEnvelope } from './envelope-verifier.js';
 export {
   identityFromBase64Url,
+  identityFromName,
   identityFromPublicKey,
   identityName,
   publicKeyFromIdentity,

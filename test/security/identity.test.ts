@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { generateKeyPair } from '../../src/security/ed25519.js';
 import {
   identityFromBase64Url,
+  identityFromName,
   identityFromPublicKey,
   identityName,
   publicKeyFromIdentity,
@@ -49,5 +50,33 @@ describe('publicKeyFromIdentity', () => {
       'INVALID_PARAMS',
     );
     expectPlexusError(() => publicKeyFromIdentity(7 as unknown as string), 'INVALID_PARAMS');
+  });
+});
+
+describe('identityFromName', () => {
+  it('gives the identity of a did:key or a PeerId, the same object each time', () => {
+    const key = generateKeyPair();
+    const id = identityFromPublicKey(key.publicKey);
+    expect(identityFromName(id.did)).toBe(id);
+    expect(identityFromName(id.peerId)).toBe(id);
+    expect(identityFromName(id.did)).toBe(id); // from the cache
+  });
+
+  it('hands out copies of the cached key: changing one changes nothing cached', () => {
+    const key = generateKeyPair();
+    const { did } = identityFromName(identityFromPublicKey(key.publicKey).did);
+    const bytes = publicKeyFromIdentity(did);
+    bytes.fill(0);
+    expect(publicKeyFromIdentity(did)).toEqual(key.publicKey);
+    expect(identityFromName(did).publicKey).toEqual(key.publicKey);
+  });
+
+  it('refuses a name that is neither, every time (refusals are not cached)', () => {
+    for (let i = 0; i < 2; i++) {
+      expect(
+        expectPlexusError(() => identityFromName('did:key:zNotBase58!'), 'INVALID_PARAMS').message,
+      ).toMatch(/did:key/);
+      expectPlexusError(() => identityFromName('alice@example.com'), 'INVALID_PARAMS');
+    }
   });
 });

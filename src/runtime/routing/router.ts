@@ -32,8 +32,7 @@ import {
 import { compareIds, type Registry } from '../agents/registry.js';
 import type { AgentRank } from '../agents/agent-outcomes.js';
 import type { TargetRoutes } from './remote.js';
-import { identityFromPublicKey } from '../../security/identity.js';
-import { publicKeyFromDidKey } from '../../security/did-key.js';
+import { identityFromName } from '../../security/identity.js';
 import {
   A2A_BRIDGE_EXTENSION,
   MCP_BRIDGE_EXTENSION,
@@ -168,7 +167,7 @@ function resolveP2p(
   verb: string,
   target: Extract<RouteTarget, { scheme: 'p2p' }>,
 ): Resolution {
-  const peerId = identityFromPublicKey(publicKeyFromDidKey(target.did)).peerId;
+  const peerId = identityFromName(target.did).peerId;
   const kind: TargetKind = target.agent === undefined ? 'capability' : 'agent';
   const owned = registry
     .list()

@@ -19,8 +19,7 @@
  */
 import type { Envelope } from '../../core/envelope.js';
 import { PlexusError } from '../../core/errors.js';
-import { publicKeyFromIdentity } from '../../security/identity.js';
-import { didKeyFromPublicKey } from '../../security/did-key.js';
+import { identityFromName } from '../../security/identity.js';
 import { AGENTESE_EXTENSIONS } from '../../wire/agentese/envelope.js';
 
 /** The extension key carrying the target. */
@@ -182,7 +181,7 @@ export function parseTarget(text: string): RouteTarget {
 function p2pDid(peer: string): string | undefined {
   if (!/^(did:key:z[1-9A-HJ-NP-Za-km-z]+|[1-9A-HJ-NP-Za-km-z]{40,60})$/.test(peer)) return undefined;
   try {
-    return didKeyFromPublicKey(publicKeyFromIdentity(peer));
+    return identityFromName(peer).did;
   } catch {
     return undefined;
   }

@@ -66,10 +66,12 @@ export type RpcFrame = CallFrame | ProgressFrame | AnswerFrame | RefusedFrame;
 
 /** The bytes of `frame` (of either protocol, `rpc-mux-frames.ts`): length prefix and JSON. */
 export function encodeFrame(frame: RpcFrame | { readonly t: string; readonly id?: number }): Uint8Array {
-  const body = new TextEncoder().encode(JSON.stringify(frame));
-  const out = new Uint8Array(PREFIX + body.byteLength);
-  new DataView(out.buffer).setUint32(0, body.byteLength, false);
-  out.set(body, PREFIX);
+  // one buffer, the text written straight into it after its length (no intermediate copy)
+  const text = JSON.stringify(frame);
+  const length = Buffer.byteLength(text, 'utf8');
+  const out = Buffer.allocUnsafeSlow(PREFIX + length); // its own memory: senders may keep it
+  out.writeUInt32BE(length, 0);
+  out.write(text, PREFIX, 'utf8');
   return out;
 }
 

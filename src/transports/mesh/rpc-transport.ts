@@ -23,8 +23,7 @@ import { PlexusError, toPlexusError, type ErrorData } from '../../core/errors.js
 import { isJsonObject, type JsonValue } from '../../core/json.js';
 import type { RouteTransport } from '../../runtime/routing/index.js';
 import {
-  identityFromPublicKey,
-  publicKeyFromIdentity,
+  identityFromName,
   rpcDomain,
   signEnvelope,
   type Ed25519KeyPair,
@@ -401,7 +400,7 @@ function describe(error: unknown): string {
 
 /** The PeerId a did:key (or PeerId) names. */
 export function peerIdOf(identity: string): string {
-  return identityFromPublicKey(publicKeyFromIdentity(identity)).peerId;
+  return identityFromName(identity).peerId;
 }
 
 /**
