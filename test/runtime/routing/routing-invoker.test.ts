@@ -28,6 +28,8 @@ interface MemoryPeer {
   readonly node: Harness;
   up: boolean;
   calls: number;
+  /** While down: true when its failure says the request never left (`details.sent: false`, RT-060). */
+  refuses?: boolean;
 }
 
 function memoryPeerTransport(peers: readonly MemoryPeer[]): RouteTransport {
@@ -39,7 +41,9 @@ function memoryPeerTransport(peers: readonly MemoryPeer[]): RouteTransport {
       const match = target.scheme === 'http' ? matchPeer(urls, target.url) : undefined;
       const peer = peers.find((p) => p.url === match?.peer);
       if (peer === undefined || !peer.up) {
-        throw new PlexusError('PEER_UNAVAILABLE', `peer ${match?.peer ?? '?'} cannot be reached`);
+        throw new PlexusError('PEER_UNAVAILABLE', `peer ${match?.peer ?? '?'} cannot be reached`, {
+          ...(peer?.refuses === true ? { details: { sent: false } } : {}),
+        });
       }
       peer.calls++;
       const to = match?.agent ?? envelope.to;
@@ -252,6 +256,31 @@ describe('routing invoker: fallback policies', () => {
       /fallback policy "default" tried: http:\/\/far\.test:3100\/worker: PEER_UNAVAILABLE; error/,
     );
     expect(data.details).toMatchObject({ policy: 'default' });
+  });
+
+  it('keeps "never sent" through the default policy, and drops it once a fallback target may have received the request (RT-060)', async () => {
+    const { peers, n } = await setup({ policies: { ha: [OTHER, 'error'] } }, [FAR, OTHER]);
+    peers[0]!.up = false;
+    peers[0]!.refuses = true;
+    const plain = await n.runtime.invoke(targeted('demo.work', 1, `${FAR}/worker`), { face: 't' });
+    expect((plain.envelope.data as unknown as ErrorData).details).toMatchObject({
+      policy: 'default',
+      sent: false,
+    });
+    peers[1]!.up = false; // fails without saying it was not sent
+    const ha = await n.runtime.invoke(
+      targeted('demo.work', 2, `${FAR}/worker`, { _x_agentese_fallback_policy: 'ha' }),
+      { face: 't' },
+    );
+    const details = (ha.envelope.data as unknown as ErrorData).details ?? {};
+    expect(details).toMatchObject({ policy: 'ha' });
+    expect(details).not.toHaveProperty('sent');
+    peers[1]!.refuses = true; // now both refused: still never sent
+    const both = await n.runtime.invoke(
+      targeted('demo.work', 3, `${FAR}/worker`, { _x_agentese_fallback_policy: 'ha' }),
+      { face: 't' },
+    );
+    expect((both.envelope.data as unknown as ErrorData).details).toMatchObject({ sent: false });
   });
 
   it('does not fall back when the far side answered with an error', async () => {
