@@ -22,12 +22,7 @@ import type { Envelope } from '../../core/envelope.js';
 import { PlexusError, toPlexusError, type ErrorData } from '../../core/errors.js';
 import { isJsonObject, type JsonValue } from '../../core/json.js';
 import type { RouteTransport } from '../../runtime/routing/index.js';
-import {
-  identityFromName,
-  rpcDomain,
-  signEnvelope,
-  type Ed25519KeyPair,
-} from '../../security/index.js';
+import { identityFromName, rpcDomain, signEnvelope, type Ed25519KeyPair } from '../../security/index.js';
 import { answerEnvelopeOf, withDetails } from '../peer/peer-wire.js';
 import {
   checkAttemptTimeout,
