@@ -34,6 +34,11 @@ import { projectionView, type ProjectionView } from '../../store/projection-view
 import { capabilityClaimsProblem } from './capability-gossip.js';
 import { ownPeerCard, peerCardSource } from './peer-card.js';
 
+/** How long a peer's latency, read from its connections, is reused (ms). */
+const LATENCY_FRESH_MS = 1000;
+/** Peers whose latency is remembered at once (beyond, the memory starts over). */
+const MAX_LATENCIES = 4096;
+
 /** The options of the mesh (the `mesh:` section of plexus.yaml). */
 export interface MeshOptions {
   /** Listen multiaddrs. @default ['/ip4/127.0.0.1/tcp/0'] */
@@ -427,15 +432,24 @@ export function meshNode(components: FaceComponents, options: MeshOptions = {}):
       });
       const held = gossip;
       // MESH-43: the peer cards held, with the latency measured to each peer (never declared)
+      // read for every capability call routed among mesh candidates: a peer's latency is looked
+      // up among the connections at most once a second (it changes with pings, every few seconds)
+      const latencies = new Map<string, { readonly value: number | undefined; readonly at: number }>();
       const latencyOf = (id: string): number | undefined => {
+        const now = performance.now();
+        const known = latencies.get(id);
+        if (known !== undefined && now - known.at < LATENCY_FRESH_MS) return known.value;
         let best: number | undefined;
         for (const c of started.getConnections()) {
           if (c.remotePeer.toString() !== id || typeof c.rtt !== 'number' || !Number.isFinite(c.rtt))
             continue;
           best = best === undefined ? c.rtt : Math.min(best, c.rtt);
         }
-        const value = best ?? pinged.get(id);
-        return value === undefined ? undefined : Math.max(0, Math.round(value));
+        const measured = best ?? pinged.get(id);
+        const value = measured === undefined ? undefined : Math.max(0, Math.round(measured));
+        if (latencies.size >= MAX_LATENCIES) latencies.clear();
+        latencies.set(id, { value, at: now });
+        return value;
       };
       unplugPeers = components.runtime.agents.peers.provide(
         peerCardSource(
