@@ -116,7 +116,8 @@ export function meshRpc(components: FaceComponents, init: MeshRpcInit = {}): Mes
       dialer = async (peerId, protocol, signal) => {
         const mux = protocol === RPC_MUX_PROTOCOL;
         // a long-lived stream waits for the far side's "yes" once, so an older node's "no" comes
-        // at the dial (MESH-41); a stream per call sends its frame with the protocol (MESH-36)
+        // at the dial (MESH-41); a stream per call asks to send its frame with the protocol
+        // (MESH-36), which multistream-select 7 ignores: it is negotiated in full (MESH-51)
         return running.dialProtocol(peerIdFromString(peerId), protocol, {
           signal,
           maxOutboundStreams: mux ? RPC_MUX_MAX_STREAMS : RPC_MAX_STREAMS,
